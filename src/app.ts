@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import secureJson from 'secure-json-parse';
+import type { Config } from './config.js';
+import type { Clock } from './domain/clock.js';
+import { installAuthentication } from './http/auth.js';
+import { installErrorHandling } from './http/errors.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { installValidation } from './http/validation.js';
+import type { Logger } from './logger.js';
+import { loginRoute } from './routes/auth/login.js';
+import { meRoute } from './routes/auth/me.js';
+import { registerRoute } from './routes/auth/register.js';
+import { rotateRoute } from './routes/auth/rotate.js';
+import { healthRoute } from './routes/health.js';
+import type { ServiceKeys } from './secrets.js';
+import type { Store } from './store/store.js';
+
+/** What the HTTP layer needs from the rest of the process. */
+export interface Services {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  keys: ServiceKeys;
+  logger: Logger;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+    authRateLimiter: RateLimiter;
+  }
+}
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    loggerInstance: services.logger as FastifyBaseLogger,
+    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('services', services);
+  app.decorate('authRateLimiter', new RateLimiter(config.authRateLimit, () => services.clock.now().getTime()));
+  installValidation(app);
+  installErrorHandling(app);
+  installJsonParser(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'pausepoint API',
+        version: '1',
+        description:
+          'Pause a program until a human answers. Every /v1 endpoint but six needs Authorization: Bearer <API key>.',
+      },
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } } },
+      security: [{ apiKey: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoute);
+  await app.register(
+    async (v1) => {
+      installAuthentication(v1);
+      v1.addHook('onSend', async (_request, reply) => {
+        reply.header('cache-control', 'no-store');
+      });
+      await v1.register(registerRoute);
+      await v1.register(loginRoute);
+      await v1.register(meRoute);
+      await v1.register(rotateRoute);
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+}
+
+/** JSON bodies, parsed safely (no __proto__ poisoning); an empty body is no body. */
+function installJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(body as string, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(
+        Object.assign(new Error('invalid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }),
+        undefined,
+      );
+    }
+  });
+}

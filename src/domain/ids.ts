@@ -1,0 +1,18 @@
+import { randomBytes } from 'node:crypto';
+
+// Identifiers are a type prefix and a ULID-style body: 10 characters of
+// millisecond time then 16 of randomness, in Crockford base32, so they sort
+// by creation time and reveal nothing guessable.
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+export type IdPrefix = 'dev' | 'key' | 'sess' | 'pause' | 'wh' | 'evt' | 'dlv' | 'ntf' | 'bill';
+
+export function newId(prefix: IdPrefix, now = Date.now()): string {
+  let time = '';
+  for (let rest = now, i = 0; i < 10; i++, rest = Math.floor(rest / 32)) {
+    time = ALPHABET[rest % 32] + time;
+  }
+  let random = '';
+  for (const byte of randomBytes(16)) random += ALPHABET[byte % 32];
+  return `${prefix}_${time}${random}`;
+}

@@ -1,0 +1,47 @@
+// The typed error codes of the API. Every failure a client can see is an
+// ApiError rendered as {"error": {code, message, request_id, details?}}.
+
+export const errorStatus = {
+  invalid_request: 400,
+  invalid_webhook_url: 400,
+  invalid_events: 400,
+  invalid_secret: 400,
+  invalid_signature: 400,
+  channel_unavailable: 400,
+  unauthorized: 401,
+  quota_exceeded: 402,
+  not_found: 404,
+  method_not_allowed: 405,
+  email_taken: 409,
+  idempotency_conflict: 409,
+  pause_not_pending: 409,
+  already_responded: 409,
+  delivery_not_failed: 409,
+  pause_closed: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  not_configured: 503,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    /** Extra response headers, e.g. Retry-After. */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = errorStatus[code];
+  }
+}
+
+export const notFound = (what = 'Resource') => new ApiError('not_found', `${what} not found.`);

@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { quotaOf } from '../../domain/plans.js';
+import { principalOf } from '../../http/auth.js';
+import { errorResponses, ModeSchema, Timestamp } from '../../http/schemas.js';
+import { getDeveloper, listKeys } from '../../store/accounts.js';
+import { readUsage } from '../../store/usage.js';
+import { KeySummarySchema } from './schemas.js';
+
+const Account = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  plan: Type.String(),
+  mode: Type.Union([ModeSchema, Type.Null()], { description: 'Mode of the key presented; null for a session.' }),
+  usage: Type.Object({
+    period_start: Timestamp,
+    period_end: Timestamp,
+    live_pauses_used: Type.Integer(),
+    live_pauses_quota: Type.Union([Type.Integer(), Type.Null()], { description: 'null: unlimited' }),
+  }),
+  keys: Type.Array(KeySummarySchema),
+  created_at: Timestamp,
+});
+
+export const meRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/auth/me',
+    {
+      config: { auth: 'key_or_session' },
+      schema: {
+        summary: 'The authenticated account, its plan, usage and keys',
+        tags: ['auth'],
+        response: { 200: Account, ...errorResponses(401) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { store, config, clock } = app.services;
+      const developer = await getDeveloper(store.db, principal.developerId);
+      if (!developer) throw new Error('authenticated developer has no row');
+      const [usage, keys] = await Promise.all([
+        readUsage(store.db, {
+          developerId: developer.id,
+          quota: quotaOf(config.planQuotas, developer.plan),
+          now: clock.now(),
+        }),
+        listKeys(store.db, developer.id),
+      ]);
+      return { ...developer, mode: principal.mode, usage, keys };
+    },
+  );
+};

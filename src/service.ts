@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { type Clock, systemClock } from './domain/clock.js';
+import type { Logger } from './logger.js';
+import { deriveServiceKeys, resolveMasterSecret } from './secrets.js';
+import { migrateToLatest, openStore, type Store } from './store/store.js';
+
+// One running pausepoint: the database, the HTTP API and (by ROLE) the
+// background worker. main.ts runs one per process; tests run several.
+
+export interface RunningService {
+  app: FastifyInstance;
+  store: Store;
+  /** Where the API listens; undefined for ROLE=worker. */
+  url: string | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startService(
+  config: Config,
+  logger: Logger,
+  options: { clock?: Clock } = {},
+): Promise<RunningService> {
+  const store = openStore(config.database);
+  try {
+    const applied = await migrateToLatest(store);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
+    const keys = deriveServiceKeys(resolveMasterSecret(config, (message) => logger.warn(message)));
+    if (config.webhookAllowedNetworks.length > 0) {
+      logger.warn(
+        { networks: config.webhookAllowedNetworks.map(([address, bits]) => `${address.toString()}/${bits}`) },
+        'WEBHOOK_ALLOWED_NETWORKS exempts these networks from the public-address rule',
+      );
+    }
+    const app = await buildApp({ config, store, clock: options.clock ?? systemClock, keys, logger });
+    let url: string | undefined;
+    if (config.role !== 'worker') {
+      await app.listen({ port: config.port, host: config.host });
+      const address = app.server.address();
+      url =
+        typeof address === 'object' && address ? `http://${hostForUrl(address.address)}:${address.port}` : undefined;
+    } else {
+      await app.ready();
+    }
+
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= (async () => {
+        await app.close(); // stops accepting, lets in-flight requests finish
+        await store.close();
+      })();
+      return stopping;
+    };
+    return { app, store, url, stop };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+const hostForUrl = (address: string) => (address.includes(':') ? `[${address}]` : address);

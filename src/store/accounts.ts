@@ -1,0 +1,106 @@
+import type { Kysely } from 'kysely';
+import { newId } from '../domain/ids.js';
+import { type IssuedSecret, issueApiKey, issueSessionToken, MODES, type Mode } from '../domain/keys.js';
+import type { Database, DevelopersTable } from './schema.js';
+
+// Developers, their API keys and login sessions.
+
+export interface KeySummary {
+  mode: Mode;
+  prefix: string;
+  created_at: string;
+}
+
+export type Developer = Omit<DevelopersTable, 'password_hash'>;
+
+export async function createDeveloper(
+  db: Kysely<Database>,
+  input: { email: string; passwordHash: string; plan: string; now: string },
+): Promise<{ developer: Developer; keys: Record<Mode, IssuedSecret> }> {
+  const developer = { id: newId('dev'), email: input.email, plan: input.plan, created_at: input.now };
+  const keys = { live: issueApiKey('live'), test: issueApiKey('test') };
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('developers')
+      .values({ ...developer, password_hash: input.passwordHash })
+      .execute();
+    await trx
+      .insertInto('api_keys')
+      .values(
+        MODES.map((mode) => ({
+          id: newId('key'),
+          developer_id: developer.id,
+          mode,
+          key_hash: keys[mode].hash,
+          prefix: keys[mode].prefix,
+          created_at: input.now,
+        })),
+      )
+      .execute();
+  });
+  return { developer, keys };
+}
+
+export const findDeveloperByEmail = (db: Kysely<Database>, email: string) =>
+  db.selectFrom('developers').selectAll().where('email', '=', email).executeTakeFirst();
+
+export const getDeveloper = (db: Kysely<Database>, id: string): Promise<Developer | undefined> =>
+  db.selectFrom('developers').select(['id', 'email', 'plan', 'created_at']).where('id', '=', id).executeTakeFirst();
+
+export const listKeys = (db: Kysely<Database>, developerId: string): Promise<KeySummary[]> =>
+  db
+    .selectFrom('api_keys')
+    .select(['mode', 'prefix', 'created_at'])
+    .where('developer_id', '=', developerId)
+    .orderBy('mode')
+    .execute();
+
+export const findApiKey = (db: Kysely<Database>, keyHash: string) =>
+  db.selectFrom('api_keys').select(['developer_id', 'mode']).where('key_hash', '=', keyHash).executeTakeFirst();
+
+export async function createSession(
+  db: Kysely<Database>,
+  input: { developerId: string; now: string; expiresAt: string },
+): Promise<{ token: string; expires_at: string }> {
+  const token = issueSessionToken();
+  await db
+    .insertInto('sessions')
+    .values({
+      id: newId('sess'),
+      developer_id: input.developerId,
+      token_hash: token.hash,
+      expires_at: input.expiresAt,
+      created_at: input.now,
+    })
+    .execute();
+  return { token: token.plaintext, expires_at: input.expiresAt };
+}
+
+export const findSession = (db: Kysely<Database>, tokenHash: string, now: string) =>
+  db
+    .selectFrom('sessions')
+    .select('developer_id')
+    .where('token_hash', '=', tokenHash)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+
+/**
+ * Replaces the developer's key of one mode. With `currentHash` the update only
+ * happens if that key is still the active one, so of two racing rotations with
+ * the same key exactly one wins. Returns null when nothing was replaced.
+ */
+export async function rotateKey(
+  db: Kysely<Database>,
+  input: { developerId: string; mode: Mode; currentHash?: string; now: string },
+): Promise<(KeySummary & { key: string }) | null> {
+  const issued = issueApiKey(input.mode);
+  let update = db
+    .updateTable('api_keys')
+    .set({ key_hash: issued.hash, prefix: issued.prefix, created_at: input.now })
+    .where('developer_id', '=', input.developerId)
+    .where('mode', '=', input.mode);
+  if (input.currentHash) update = update.where('key_hash', '=', input.currentHash);
+  const result = await update.executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return null;
+  return { key: issued.plaintext, mode: input.mode, prefix: issued.prefix, created_at: input.now };
+}

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as accounts from './0001_accounts.js';
+
+// Ordered by name; the same files run on SQLite and PostgreSQL.
+export const migrations: Record<string, Migration> = {
+  '0001_accounts': accounts,
+};

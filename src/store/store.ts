@@ -1,0 +1,68 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import { migrations } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** The database behind the service: one Kysely handle whichever engine runs it. */
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** The connection string, for the PostgreSQL listener that needs its own connection. */
+  config: DatabaseConfig;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function openStore(config: DatabaseConfig): Store {
+  const db = new Kysely<Database>({
+    dialect: config.kind === 'sqlite' ? sqliteDialect(config.path) : postgresDialect(config.url),
+  });
+  let closed: Promise<void> | undefined;
+  return {
+    db,
+    dialect: config.kind,
+    config,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    close() {
+      closed ??= db.destroy();
+      return closed;
+    },
+  };
+}
+
+function sqliteDialect(path: string): SqliteDialect {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new SqliteDatabase(path);
+  // WAL lets readers run beside the one writer and survives a killed process;
+  // synchronous=NORMAL is durable across process crashes (an OS crash may lose
+  // the last transactions). busy_timeout lets a worker process share the file.
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  return new SqliteDialect({ database });
+}
+
+function postgresDialect(url: string): PostgresDialect {
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  // An idle client's error (the server restarting) must not crash the process;
+  // the next query reports it.
+  pool.on('error', () => {});
+  return new PostgresDialect({ pool });
+}
+
+/** Applies every pending migration; safe to run from several instances at once. */
+export async function migrateToLatest(store: Store): Promise<string[]> {
+  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
