@@ -30,7 +30,9 @@ export async function freshDatabase(): Promise<TestDatabase> {
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => withAdmin(adminUrl, (client) => client.query(`drop database if exists ${name} with (force)`)),
+    drop: async () => {
+      await withAdmin(adminUrl, (client) => client.query(`drop database if exists ${name} with (force)`));
+    },
   };
 }
 
