@@ -16,8 +16,14 @@ import { meRoute } from './routes/auth/me.js';
 import { registerRoute } from './routes/auth/register.js';
 import { rotateRoute } from './routes/auth/rotate.js';
 import { healthRoute } from './routes/health.js';
+import { cancelPauseRoute } from './routes/pauses/cancel.js';
+import { createPauseRoute } from './routes/pauses/create.js';
+import { readPauseRoutes } from './routes/pauses/read.js';
+import { respondRoutes } from './routes/respond/respond.js';
 import type { ServiceKeys } from './secrets.js';
+import type { PauseSignals } from './signals.js';
 import type { Store } from './store/store.js';
+import { responsePage } from './web/routes.js';
 
 /** What the HTTP layer needs from the rest of the process. */
 export interface Services {
@@ -26,6 +32,7 @@ export interface Services {
   clock: Clock;
   keys: ServiceKeys;
   logger: Logger;
+  signals: PauseSignals;
 }
 
 declare module 'fastify' {
@@ -75,6 +82,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoute);
+  await app.register(responsePage);
   await app.register(
     async (v1) => {
       installAuthentication(v1);
@@ -85,6 +93,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await v1.register(loginRoute);
       await v1.register(meRoute);
       await v1.register(rotateRoute);
+      await v1.register(createPauseRoute);
+      await v1.register(readPauseRoutes);
+      await v1.register(cancelPauseRoute);
+      await v1.register(respondRoutes);
     },
     { prefix: '/v1' },
   );

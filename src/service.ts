@@ -4,7 +4,9 @@ import type { Config } from './config.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import type { Logger } from './logger.js';
 import { deriveServiceKeys, resolveMasterSecret } from './secrets.js';
+import { PauseSignals } from './signals.js';
 import { migrateToLatest, openStore, type Store } from './store/store.js';
+import { Worker } from './worker/worker.js';
 
 // One running pausepoint: the database, the HTTP API and (by ROLE) the
 // background worker. main.ts runs one per process; tests run several.
@@ -33,7 +35,11 @@ export async function startService(
         'WEBHOOK_ALLOWED_NETWORKS exempts these networks from the public-address rule',
       );
     }
-    const app = await buildApp({ config, store, clock: options.clock ?? systemClock, keys, logger });
+    const signals = new PauseSignals(store, logger);
+    await signals.start();
+    const services = { config, store, clock: options.clock ?? systemClock, keys, logger, signals };
+    const app = await buildApp(services);
+    const worker = config.role === 'api' ? undefined : new Worker(services);
     let url: string | undefined;
     if (config.role !== 'worker') {
       await app.listen({ port: config.port, host: config.host });
@@ -44,10 +50,14 @@ export async function startService(
       await app.ready();
     }
 
+    worker?.start();
+
     let stopping: Promise<void> | undefined;
     const stop = () => {
       stopping ??= (async () => {
+        await signals.close(); // ends long-polls with the pause as it stands
         await app.close(); // stops accepting, lets in-flight requests finish
+        await worker?.stop();
         await store.close();
       })();
       return stopping;

@@ -33,9 +33,59 @@ export interface UsageCountersTable {
   live_pauses: number;
 }
 
+export type PauseStatus = 'pending' | 'responded' | 'timed_out' | 'cancelled';
+export type EventType = 'pause.responded' | 'pause.timed_out' | 'pause.cancelled';
+
+export interface PausesTable {
+  id: string;
+  developer_id: string;
+  mode: 'live' | 'test';
+  status: PauseStatus;
+  title: string;
+  body: string | null;
+  /** JSON array of strings. */
+  options: string;
+  allow_text: number;
+  expires_at: string;
+  timeout_default: string | null;
+  /** JSON object. */
+  metadata: string;
+  /** JSON {email?, slack_webhook_url?} or null. */
+  notify: string | null;
+  response_choice: string | null;
+  response_text: string | null;
+  response_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventsTable {
+  id: string;
+  pause_id: string;
+  developer_id: string;
+  mode: 'live' | 'test';
+  type: EventType;
+  /** The exact JSON body delivered to webhooks. */
+  payload: string;
+  created_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  developer_id: string;
+  mode: 'live' | 'test';
+  key: string;
+  request_hash: string;
+  response_status: number;
+  response_body: string;
+  created_at: string;
+}
+
 export interface Database {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
   usage_counters: UsageCountersTable;
+  pauses: PausesTable;
+  events: EventsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

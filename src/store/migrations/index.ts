@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as accounts from './0001_accounts.js';
+import * as pauses from './0002_pauses.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
   '0001_accounts': accounts,
+  '0002_pauses': pauses,
 };

@@ -1,0 +1,26 @@
+import type { EventType, PausesTable } from '../store/schema.js';
+
+// The webhook envelope of SPEC §6, serialised once: these bytes are stored and
+// signed and sent unchanged on every attempt.
+
+type PauseForEvent = Pick<
+  PausesTable,
+  'id' | 'developer_id' | 'metadata' | 'response_choice' | 'response_text' | 'response_at' | 'expires_at'
+>;
+
+export function eventPayload(type: EventType, pause: PauseForEvent, timestamp: string): string {
+  const metadata = JSON.parse(pause.metadata) as Record<string, unknown>;
+  let data: Record<string, unknown>;
+  switch (type) {
+    case 'pause.responded':
+      data = { choice: pause.response_choice, text: pause.response_text, response_at: pause.response_at, metadata };
+      break;
+    case 'pause.timed_out':
+      data = { choice: pause.response_choice, response_at: pause.response_at ?? pause.expires_at, metadata };
+      break;
+    case 'pause.cancelled':
+      data = { metadata };
+      break;
+  }
+  return JSON.stringify({ event: type, pause_id: pause.id, developer_id: pause.developer_id, timestamp, data });
+}

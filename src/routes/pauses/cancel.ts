@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { isoTime } from '../../domain/clock.js';
+import { ApiError, notFound } from '../../errors.js';
+import { keyHolderOf } from '../../http/auth.js';
+import { errorResponses } from '../../http/schemas.js';
+import { getOwnedPause } from '../../store/pauses.js';
+import { cancelPause } from '../../store/transitions.js';
+import { PauseIdParams, PauseObject, presentPause } from './schemas.js';
+
+export const cancelPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, clock, signals } = app.services;
+
+  app.delete(
+    '/pause/:id',
+    {
+      schema: {
+        summary: 'Cancel a pending pause; emits pause.cancelled',
+        tags: ['pauses'],
+        params: PauseIdParams,
+        response: { 200: PauseObject, ...errorResponses(401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const holder = keyHolderOf(request);
+      const owner = { developerId: holder.developerId, mode: holder.mode };
+      const cancelled = await cancelPause(store, {
+        pauseId: request.params.id,
+        ...owner,
+        now: isoTime(clock.now()),
+      });
+      if (cancelled) {
+        signals.changed([cancelled.id]);
+        return presentPause(app, cancelled);
+      }
+      const existing = await getOwnedPause(store.db, owner, request.params.id);
+      if (!existing) throw notFound('Pause');
+      const { status } = presentPause(app, existing);
+      throw new ApiError('pause_not_pending', `The pause is already ${status.replace('_', ' ')}.`, { status });
+    },
+  );
+};

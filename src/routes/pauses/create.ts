@@ -1,0 +1,217 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { isoTime } from '../../domain/clock.js';
+import { sha256Hex } from '../../domain/crypto.js';
+import { newId } from '../../domain/ids.js';
+import { DEFAULT_EXPIRY_SECONDS, DEFAULT_OPTIONS, MAX_EXPIRY_SECONDS, MAX_METADATA_BYTES } from '../../domain/pause.js';
+import { billingPeriod, quotaOf } from '../../domain/plans.js';
+import { ApiError } from '../../errors.js';
+import { keyHolderOf } from '../../http/auth.js';
+import { errorResponses, Timestamp } from '../../http/schemas.js';
+import { getDeveloper } from '../../store/accounts.js';
+import { isUniqueViolation } from '../../store/errors.js';
+import type { Owner } from '../../store/pauses.js';
+import type { PausesTable } from '../../store/schema.js';
+import { consumeLivePause } from '../../store/usage.js';
+import { PauseObject, type PauseObjectType, presentPause } from './schemas.js';
+
+const CreatePause = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    body: Type.Optional(Type.String({ maxLength: 10_000, description: 'Plain text details.' })),
+    options: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        minItems: 1,
+        maxItems: 10,
+        uniqueItems: true,
+        description: 'The choices offered; default ["approve","reject"].',
+      }),
+    ),
+    allow_text: Type.Optional(Type.Boolean({ description: 'Offer a free-text box; default false.' })),
+    expires_at: Type.Optional(Timestamp),
+    expires_in: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPIRY_SECONDS, description: 'Seconds.' })),
+    timeout_default: Type.Optional(Type.String({ description: 'One of options; the outcome on timeout.' })),
+    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Up to 16 KiB as JSON.' })),
+    notify: Type.Optional(
+      Type.Object(
+        {
+          email: Type.Optional(
+            Type.Array(Type.String({ format: 'email', maxLength: 254 }), { maxItems: 10, uniqueItems: true }),
+          ),
+          slack_webhook_url: Type.Optional(Type.String({ maxLength: 2048 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+type CreatePauseBody = Type.Static<typeof CreatePause>;
+
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+const invalid = (field: string, problem: string) =>
+  new ApiError('invalid_request', `Invalid request: ${field} ${problem}.`, { fields: [{ field, problem }] });
+
+function resolveExpiry(body: CreatePauseBody, now: Date): string {
+  if (body.expires_at !== undefined && body.expires_in !== undefined) {
+    throw invalid('expires_in', 'cannot be given together with expires_at');
+  }
+  if (body.expires_at === undefined) {
+    return isoTime(new Date(now.getTime() + (body.expires_in ?? DEFAULT_EXPIRY_SECONDS) * 1000));
+  }
+  const at = new Date(body.expires_at);
+  const ahead = at.getTime() - now.getTime();
+  if (Number.isNaN(ahead) || ahead < 1000 || ahead > MAX_EXPIRY_SECONDS * 1000) {
+    throw invalid('expires_at', 'must be between 1 second and 30 days from now');
+  }
+  return isoTime(at);
+}
+
+function buildRow(owner: Owner, body: CreatePauseBody, now: Date): PausesTable {
+  const options = body.options ?? DEFAULT_OPTIONS;
+  if (body.timeout_default !== undefined && !options.includes(body.timeout_default)) {
+    throw invalid('timeout_default', 'must be one of options');
+  }
+  const metadata = JSON.stringify(body.metadata ?? {});
+  if (Buffer.byteLength(metadata) > MAX_METADATA_BYTES) throw invalid('metadata', 'must be at most 16 KiB as JSON');
+  const createdAt = isoTime(now);
+  return {
+    id: newId('pause', now.getTime()),
+    developer_id: owner.developerId,
+    mode: owner.mode,
+    status: 'pending',
+    title: body.title,
+    body: body.body ?? null,
+    options: JSON.stringify(options),
+    allow_text: body.allow_text ? 1 : 0,
+    expires_at: resolveExpiry(body, now),
+    timeout_default: body.timeout_default ?? null,
+    metadata,
+    notify: body.notify ? JSON.stringify(body.notify) : null,
+    response_choice: null,
+    response_text: null,
+    response_at: null,
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
+}
+
+/** JSON with object keys sorted, so the same body always hashes the same. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, clock, config } = app.services;
+
+  async function findReplay(owner: Owner, key: string, requestHash: string, now: Date) {
+    const prior = await store.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('developer_id', '=', owner.developerId)
+      .where('mode', '=', owner.mode)
+      .where('key', '=', key)
+      .where('created_at', '>', isoTime(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)))
+      .executeTakeFirst();
+    if (!prior) return null;
+    if (prior.request_hash !== requestHash) {
+      throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body.');
+    }
+    return { status: prior.response_status, body: JSON.parse(prior.response_body) as PauseObjectType };
+  }
+
+  app.post(
+    '/pause',
+    {
+      schema: {
+        summary: 'Create a pause: a question a human must answer',
+        tags: ['pauses'],
+        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
+        body: CreatePause,
+        response: { 200: PauseObject, 201: PauseObject, ...errorResponses(400, 401, 402, 409, 429) },
+      },
+    },
+    async (request, reply) => {
+      const holder = keyHolderOf(request);
+      const owner: Owner = { developerId: holder.developerId, mode: holder.mode };
+      const now = clock.now();
+      const row = buildRow(owner, request.body, now);
+      if (owner.mode === 'live' && row.notify) {
+        throw new ApiError(
+          'channel_unavailable',
+          'This server does not send human notifications yet; share response_url yourself.',
+        );
+      }
+
+      const idempotencyKey = request.headers['idempotency-key'];
+      const requestHash = sha256Hex(canonicalJson(request.body));
+      if (idempotencyKey) {
+        const replay = await findReplay(owner, idempotencyKey, requestHash, now);
+        if (replay)
+          return reply
+            .code(replay.status as 201)
+            .header('idempotent-replayed', 'true')
+            .send(replay.body);
+      }
+
+      const created = presentPause(app, row);
+      try {
+        await store.db.transaction().execute(async (trx) => {
+          if (owner.mode === 'live') await chargeQuota(trx, owner, now);
+          await trx.insertInto('pauses').values(row).execute();
+          if (idempotencyKey) {
+            // A key older than the window is free to be used again.
+            await trx
+              .deleteFrom('idempotency_keys')
+              .where('developer_id', '=', owner.developerId)
+              .where('mode', '=', owner.mode)
+              .where('key', '=', idempotencyKey)
+              .execute();
+            await trx
+              .insertInto('idempotency_keys')
+              .values({
+                developer_id: owner.developerId,
+                mode: owner.mode,
+                key: idempotencyKey,
+                request_hash: requestHash,
+                response_status: 201,
+                response_body: JSON.stringify(created),
+                created_at: row.created_at,
+              })
+              .execute();
+          }
+        });
+      } catch (error) {
+        // A concurrent request with the same key won; answer as it did.
+        if (idempotencyKey && isUniqueViolation(error)) {
+          const replay = await findReplay(owner, idempotencyKey, requestHash, now);
+          if (replay)
+            return reply
+              .code(replay.status as 201)
+              .header('idempotent-replayed', 'true')
+              .send(replay.body);
+        }
+        throw error;
+      }
+      return reply.code(201).send(created);
+    },
+  );
+
+  async function chargeQuota(trx: Parameters<typeof consumeLivePause>[0], owner: Owner, now: Date) {
+    const developer = await getDeveloper(trx, owner.developerId);
+    const quota = quotaOf(config.planQuotas, developer?.plan ?? 'free');
+    if (await consumeLivePause(trx, { developerId: owner.developerId, quota, now })) return;
+    const resetsAt = billingPeriod(now).end;
+    throw new ApiError(
+      'quota_exceeded',
+      `Your plan allows ${quota} live pauses a month; the quota resets at ${resetsAt}. Test keys are not counted.`,
+      { quota, resets_at: resetsAt },
+    );
+  }
+};

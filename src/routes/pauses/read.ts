@@ -1,0 +1,88 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { isoTime } from '../../domain/clock.js';
+import { notFound } from '../../errors.js';
+import { keyHolderOf } from '../../http/auth.js';
+import { errorResponses } from '../../http/schemas.js';
+import { getOwnedPause, listPauses, type Owner } from '../../store/pauses.js';
+import { PauseIdParams, PauseObject, PauseStatusSchema, presentPause } from './schemas.js';
+
+const MAX_WAIT_SECONDS = 60;
+/** A waiter re-reads the pause at least this often, in case a wake-up was missed. */
+const RECHECK_MS = 1000;
+
+const PauseList = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(PauseObject),
+  has_more: Type.Boolean(),
+});
+
+export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, clock, signals } = app.services;
+
+  app.get(
+    '/pause/:id',
+    {
+      schema: {
+        summary: 'Read a pause; with ?wait=N, wait up to N seconds for it to leave pending',
+        tags: ['pauses'],
+        params: PauseIdParams,
+        querystring: Type.Object(
+          { wait: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_SECONDS })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: PauseObject, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const holder = keyHolderOf(request);
+      const owner: Owner = { developerId: holder.developerId, mode: holder.mode };
+      const deadline = Date.now() + (request.query.wait ?? 0) * 1000;
+      for (;;) {
+        const row = await getOwnedPause(store.db, owner, request.params.id);
+        if (!row) throw notFound('Pause');
+        const pause = presentPause(app, row);
+        const remaining = deadline - Date.now();
+        if (pause.status !== 'pending' || remaining <= 0 || signals.isClosed) return pause;
+        // Wake for a change, at expiry, or to re-check.
+        const untilExpiry = Date.parse(row.expires_at) - clock.now().getTime();
+        await signals.wait(row.id, Math.max(1, Math.min(remaining, RECHECK_MS, untilExpiry)));
+      }
+    },
+  );
+
+  app.get(
+    '/pause',
+    {
+      schema: {
+        summary: 'List pauses, newest first',
+        tags: ['pauses'],
+        querystring: Type.Object(
+          {
+            status: Type.Optional(PauseStatusSchema),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+            starting_after: Type.Optional(
+              Type.String({ maxLength: 64, description: 'A pause id: the page after it.' }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: PauseList, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const holder = keyHolderOf(request);
+      const { rows, hasMore } = await listPauses(
+        store.db,
+        { developerId: holder.developerId, mode: holder.mode },
+        {
+          status: request.query.status,
+          limit: request.query.limit ?? 20,
+          startingAfter: request.query.starting_after,
+          now: isoTime(clock.now()),
+        },
+      );
+      return { object: 'list' as const, data: rows.map((row) => presentPause(app, row)), has_more: hasMore };
+    },
+  );
+};

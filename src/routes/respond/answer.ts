@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import { isoTime } from '../../domain/clock.js';
+import { outcomeOf, type PauseView } from '../../domain/pause.js';
+import { verifyResponseToken } from '../../domain/response-token.js';
+import { ApiError } from '../../errors.js';
+import { getPause } from '../../store/pauses.js';
+import type { PausesTable } from '../../store/schema.js';
+import { respondToPause } from '../../store/transitions.js';
+
+// What the human sees and does, shared by the JSON API (/v1/respond/{token})
+// and the HTML page (/r/{token}). Only the question is ever shown: never
+// metadata, notify targets or anything about the developer.
+
+export const MAX_TEXT_LENGTH = 10_000;
+
+export interface Question extends PauseView {
+  title: string;
+  body: string | null;
+  options: string[];
+  allow_text: boolean;
+  expires_at: string;
+}
+
+const badToken = () => new ApiError('not_found', 'This response link is not valid.');
+
+/** The pause a token addresses; any token that is not genuine is a 404. */
+export async function pauseForToken(app: FastifyInstance, token: string): Promise<PausesTable> {
+  const pauseId = verifyResponseToken(app.services.keys.respondToken, token);
+  const pause = pauseId ? await getPause(app.services.store.db, pauseId) : undefined;
+  if (!pause) throw badToken();
+  return pause;
+}
+
+export function questionOf(app: FastifyInstance, pause: PausesTable): Question {
+  return {
+    title: pause.title,
+    body: pause.body,
+    options: JSON.parse(pause.options),
+    allow_text: pause.allow_text === 1,
+    expires_at: pause.expires_at,
+    ...outcomeOf(pause, isoTime(app.services.clock.now())),
+  };
+}
+
+const invalid = (field: string, problem: string) =>
+  new ApiError('invalid_request', `Invalid request: ${field} ${problem}.`, { fields: [{ field, problem }] });
+
+/** Records the human's answer, or says exactly why it cannot be recorded. */
+export async function submitAnswer(
+  app: FastifyInstance,
+  pause: PausesTable,
+  answer: { choice: string; text?: string | null },
+): Promise<{ choice: string; text: string | null; response_at: string }> {
+  const question = questionOf(app, pause);
+  if (!question.options.includes(answer.choice)) throw invalid('choice', 'must be one of the options');
+  const text = answer.text === undefined || answer.text === '' ? null : answer.text;
+  if (text !== null && !question.allow_text) throw invalid('text', 'is not accepted for this pause');
+  if (text !== null && text.length > MAX_TEXT_LENGTH) throw invalid('text', 'must be at most 10,000 characters');
+
+  const now = isoTime(app.services.clock.now());
+  const responded = await respondToPause(app.services.store, { pauseId: pause.id, choice: answer.choice, text, now });
+  if (responded) {
+    app.services.signals.changed([responded.id]);
+    return { choice: answer.choice, text, response_at: now };
+  }
+  const current = await getPause(app.services.store.db, pause.id);
+  if (current?.status === 'responded') throw new ApiError('already_responded', 'This pause has already been answered.');
+  throw new ApiError('pause_closed', 'This pause has expired or was cancelled; it no longer takes answers.');
+}

@@ -1,0 +1,68 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { errorResponses, Timestamp } from '../../http/schemas.js';
+import { PauseStatusSchema, ResponseSchema } from '../pauses/schemas.js';
+import { MAX_TEXT_LENGTH, pauseForToken, questionOf, submitAnswer } from './answer.js';
+
+const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+
+const QuestionSchema = Type.Object({
+  title: Type.String(),
+  body: Type.Union([Type.String(), Type.Null()]),
+  options: Type.Array(Type.String()),
+  allow_text: Type.Boolean(),
+  expires_at: Timestamp,
+  status: PauseStatusSchema,
+  response: ResponseSchema,
+});
+
+const Answer = Type.Object(
+  {
+    choice: Type.String({ maxLength: 100 }),
+    text: Type.Optional(Type.Union([Type.String({ maxLength: MAX_TEXT_LENGTH }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+const Answered = Type.Object({
+  status: Type.Literal('responded'),
+  choice: Type.String(),
+  text: Type.Union([Type.String(), Type.Null()]),
+  response_at: Timestamp,
+});
+
+export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/respond/:token',
+    {
+      config: { auth: 'none' },
+      schema: {
+        summary: 'The question behind a response link (for the response page)',
+        tags: ['respond'],
+        security: [],
+        params: TokenParams,
+        response: { 200: QuestionSchema, ...errorResponses(404) },
+      },
+    },
+    async (request) => questionOf(app, await pauseForToken(app, request.params.token)),
+  );
+
+  app.post(
+    '/respond/:token',
+    {
+      config: { auth: 'none' },
+      schema: {
+        summary: "Submit the human's answer; emits pause.responded",
+        tags: ['respond'],
+        security: [],
+        params: TokenParams,
+        body: Answer,
+        response: { 200: Answered, ...errorResponses(400, 404, 409, 410) },
+      },
+    },
+    async (request) => {
+      const pause = await pauseForToken(app, request.params.token);
+      return { status: 'responded' as const, ...(await submitAnswer(app, pause, request.body)) };
+    },
+  );
+};

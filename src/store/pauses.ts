@@ -1,0 +1,57 @@
+import type { Kysely } from 'kysely';
+import type { Mode } from '../domain/keys.js';
+import type { Database, PauseStatus, PausesTable } from './schema.js';
+
+// Reading pauses. Writing them is in routes/pauses/create.ts (one insert) and
+// transitions.ts (every change of status).
+
+export interface Owner {
+  developerId: string;
+  mode: Mode;
+}
+
+export const getPause = (db: Kysely<Database>, id: string) =>
+  db.selectFrom('pauses').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const getOwnedPause = (db: Kysely<Database>, owner: Owner, id: string) =>
+  db
+    .selectFrom('pauses')
+    .selectAll()
+    .where('id', '=', id)
+    .where('developer_id', '=', owner.developerId)
+    .where('mode', '=', owner.mode)
+    .executeTakeFirst();
+
+/**
+ * A page of the owner's pauses, newest first. The status filter matches what
+ * the API shows: an overdue pending pause counts as timed out, not pending.
+ */
+export async function listPauses(
+  db: Kysely<Database>,
+  owner: Owner,
+  input: { status?: PauseStatus; limit: number; startingAfter?: string; now: string },
+): Promise<{ rows: PausesTable[]; hasMore: boolean }> {
+  let query = db
+    .selectFrom('pauses')
+    .selectAll()
+    .where('developer_id', '=', owner.developerId)
+    .where('mode', '=', owner.mode);
+  if (input.startingAfter) query = query.where('id', '<', input.startingAfter);
+  if (input.status === 'pending') {
+    query = query.where('status', '=', 'pending').where('expires_at', '>', input.now);
+  } else if (input.status === 'timed_out') {
+    query = query.where((eb) =>
+      eb.or([
+        eb('status', '=', 'timed_out'),
+        eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', input.now)]),
+      ]),
+    );
+  } else if (input.status) {
+    query = query.where('status', '=', input.status);
+  }
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(input.limit + 1)
+    .execute();
+  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+}

@@ -1,0 +1,124 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { eventPayload } from '../domain/events.js';
+import { newId } from '../domain/ids.js';
+import { PAUSE_CHANNEL } from '../signals.js';
+import type { Database, EventType, PausesTable } from './schema.js';
+import type { Store } from './store.js';
+
+// Every way a pause leaves `pending`, in one place. Each is a conditional
+// update (`WHERE status = 'pending'` plus the expiry rule) in a transaction
+// that also writes the event to the outbox, so exactly one outcome wins and
+// it has exactly one event. Whoever loses gets null and decides the error.
+
+export type Pause = PausesTable;
+
+async function recordEvents(store: Store, trx: Transaction<Database>, type: EventType, pauses: Pause[], now: string) {
+  if (pauses.length === 0) return;
+  await trx
+    .insertInto('events')
+    .values(
+      pauses.map((pause) => ({
+        id: newId('evt'),
+        pause_id: pause.id,
+        developer_id: pause.developer_id,
+        mode: pause.mode,
+        type,
+        payload: eventPayload(type, pause, now),
+        created_at: now,
+      })),
+    )
+    .execute();
+  if (store.dialect === 'postgres') {
+    // Delivered to every instance's listener when (and only if) this commits.
+    for (const pause of pauses) await sql`select pg_notify(${PAUSE_CHANNEL}, ${pause.id})`.execute(trx);
+  }
+}
+
+/** A human's answer; loses to any earlier outcome and to expires_at. */
+export async function respondToPause(
+  store: Store,
+  input: { pauseId: string; choice: string; text: string | null; now: string },
+): Promise<Pause | null> {
+  return store.db.transaction().execute(async (trx) => {
+    const pause = await trx
+      .updateTable('pauses')
+      .set({
+        status: 'responded',
+        response_choice: input.choice,
+        response_text: input.text,
+        response_at: input.now,
+        updated_at: input.now,
+      })
+      .where('id', '=', input.pauseId)
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', input.now)
+      .returningAll()
+      .executeTakeFirst();
+    if (pause) await recordEvents(store, trx, 'pause.responded', [pause], input.now);
+    return pause ?? null;
+  });
+}
+
+/** The developer's cancel; loses to any earlier outcome and to expires_at. */
+export async function cancelPause(
+  store: Store,
+  input: { pauseId: string; developerId: string; mode: string; now: string },
+): Promise<Pause | null> {
+  return store.db.transaction().execute(async (trx) => {
+    const pause = await trx
+      .updateTable('pauses')
+      .set({ status: 'cancelled', updated_at: input.now })
+      .where('id', '=', input.pauseId)
+      .where('developer_id', '=', input.developerId)
+      .where('mode', '=', input.mode as 'live' | 'test')
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', input.now)
+      .returningAll()
+      .executeTakeFirst();
+    if (pause) await recordEvents(store, trx, 'pause.cancelled', [pause], input.now);
+    return pause ?? null;
+  });
+}
+
+/**
+ * Times out up to `limit` pending pauses whose expires_at has passed, with
+ * timeout_default (or null) as the choice and expires_at as response_at. On
+ * PostgreSQL rows another instance is already expiring are skipped.
+ */
+export async function expireDuePauses(store: Store, input: { now: string; limit: number }): Promise<Pause[]> {
+  return store.db.transaction().execute(async (trx) => {
+    let due = trx
+      .selectFrom('pauses')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('expires_at', '<=', input.now)
+      .orderBy('expires_at')
+      .limit(input.limit);
+    if (store.dialect === 'postgres') due = due.forUpdate().skipLocked();
+    const expired = await trx
+      .updateTable('pauses')
+      .set((eb) => ({
+        status: 'timed_out',
+        response_choice: eb.ref('timeout_default'),
+        response_text: null,
+        response_at: eb.ref('expires_at'),
+        updated_at: input.now,
+      }))
+      .where('id', 'in', due)
+      .where('status', '=', 'pending')
+      .returningAll()
+      .execute();
+    await recordEvents(store, trx, 'pause.timed_out', expired, input.now);
+    return expired;
+  });
+}
+
+/** When the next pending pause falls due, if any. */
+export async function nextExpiry(db: Kysely<Database>): Promise<string | null> {
+  const row = await db
+    .selectFrom('pauses')
+    .select((eb) => eb.fn.min('expires_at').as('next'))
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return (row?.next as string | null | undefined) ?? null;
+}

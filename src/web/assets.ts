@@ -1,0 +1,78 @@
+// The response page's own stylesheet and script, served from this origin
+// (the CSP allows nothing else). The page works fully without the script,
+// which only keeps the "time left" line current and stops double submits.
+
+export const PAGE_CSS = `
+:root { color-scheme: light dark; --fg: #1b1d21; --muted: #5d6470; --bg: #f6f7f9; --card: #fff; --line: #d9dde3;
+  --accent: #1f5fd1; --accent-fg: #fff; --ok: #17663a; --warn: #8a4b00; --bad: #a1251b; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e8eaed; --muted: #a3aab5; --bg: #14161a; --card: #1d2026;
+  --line: #343943; --accent: #6d9eff; --accent-fg: #0b1020; --ok: #62c98b; --warn: #f0b35a; --bad: #ff8a80; } }
+* { box-sizing: border-box; }
+body { margin: 0; font: 17px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
+  background: var(--bg); }
+main { max-width: 40rem; margin: 0 auto; padding: 1.25rem 1rem 3rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 1.5rem; }
+.eyebrow { margin: 0 0 .5rem; color: var(--muted); font-size: .85rem; letter-spacing: .04em; text-transform: uppercase; }
+h1 { margin: 0 0 .75rem; font-size: 1.5rem; line-height: 1.25; overflow-wrap: anywhere; }
+.details { margin: 0 0 1.25rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+.time-left { margin: 0 0 1.25rem; color: var(--muted); font-size: .95rem; }
+label { display: block; font-weight: 600; margin: 0 0 .35rem; }
+textarea { width: 100%; min-height: 6rem; padding: .6rem .7rem; font: inherit; color: inherit; background: transparent;
+  border: 1px solid var(--line); border-radius: 8px; resize: vertical; }
+.hint { margin: .25rem 0 1rem; color: var(--muted); font-size: .85rem; }
+.options { display: flex; flex-wrap: wrap; gap: .6rem; margin: 0; padding: 0; border: 0; }
+.options legend { font-weight: 600; margin-bottom: .5rem; padding: 0; }
+button, .button { flex: 1 1 10rem; min-height: 3rem; padding: .7rem 1rem; font: inherit; font-weight: 600; cursor: pointer;
+  border-radius: 8px; border: 1px solid var(--accent); background: transparent; color: var(--accent); text-align: center;
+  text-decoration: none; overflow-wrap: anywhere; }
+button.primary { background: var(--accent); color: var(--accent-fg); }
+button:hover { filter: brightness(1.08); }
+button:focus-visible, a:focus-visible, textarea:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+button:disabled { opacity: .55; cursor: not-allowed; }
+.notice { margin: 0 0 1rem; padding: .75rem 1rem; border-radius: 8px; border: 1px solid var(--line); }
+.notice.ok { border-color: var(--ok); color: var(--ok); }
+.notice.error { border-color: var(--bad); color: var(--bad); }
+.state { font-size: 1.1rem; font-weight: 600; margin: 0 0 .5rem; }
+.state.responded { color: var(--ok); } .state.timed_out { color: var(--warn); } .state.cancelled { color: var(--bad); }
+.answer { margin: .25rem 0; }
+.answer-text { white-space: pre-wrap; overflow-wrap: anywhere; border-left: 3px solid var(--line); padding-left: .75rem; }
+footer { margin-top: 1.5rem; color: var(--muted); font-size: .8rem; text-align: center; }
+`;
+
+export const PAGE_JS = `
+(function () {
+  var el = document.querySelector('[data-expires-at]');
+  if (el) {
+    var expiresAt = Date.parse(el.getAttribute('data-expires-at'));
+    var out = el.querySelector('[data-countdown]');
+    var tick = function () {
+      var left = expiresAt - Date.now();
+      if (left <= 0) {
+        out.textContent = 'This request has expired.';
+        document.querySelectorAll('form button').forEach(function (b) { b.disabled = true; });
+        return;
+      }
+      out.textContent = 'Time left: ' + formatLeft(left);
+      setTimeout(tick, left > 120000 ? 30000 : 1000);
+    };
+    tick();
+  }
+  function formatLeft(ms) {
+    var s = Math.floor(ms / 1000), d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600),
+        m = Math.floor(s % 3600 / 60), sec = s % 60;
+    if (d > 0) return d + ' d ' + h + ' h';
+    if (h > 0) return h + ' h ' + m + ' min';
+    if (m > 0) return m + ' min ' + sec + ' s';
+    return sec + ' s';
+  }
+  var form = document.querySelector('form[data-answer]');
+  if (form) {
+    var sent = false;
+    form.addEventListener('submit', function (event) {
+      if (sent) { event.preventDefault(); return; }
+      sent = true;
+      form.setAttribute('aria-busy', 'true');
+    });
+  }
+})();
+`;

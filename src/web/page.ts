@@ -1,0 +1,128 @@
+import type { Question } from '../routes/respond/answer.js';
+
+// The response page, rendered on the server: the question is readable and
+// answerable without JavaScript. Every value from the developer is escaped.
+
+const escapeHtml = (value: string): string =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+export function formatTimeLeft(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const [d, h, m, sec] = [Math.floor(s / 86400), Math.floor((s % 86400) / 3600), Math.floor((s % 3600) / 60), s % 60];
+  if (d > 0) return `${d} d ${h} h`;
+  if (h > 0) return `${h} h ${m} min`;
+  if (m > 0) return `${m} min ${sec} s`;
+  return `${sec} s`;
+}
+
+const formatUtc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+function layout(title: string, content: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="/assets/page.css">
+</head>
+<body>
+<main>
+${content}
+<footer>Sent with pausepoint</footer>
+</main>
+<script src="/assets/page.js" defer></script>
+</body>
+</html>`;
+}
+
+export interface PageState {
+  question: Question;
+  /** Where the form posts: the page's own path. */
+  action: string;
+  now: Date;
+  /** The option a link preselected (?choice=), still to be confirmed. */
+  preselected?: string;
+  /** Set right after this person's answer was recorded. */
+  justAnswered?: boolean;
+  error?: string;
+}
+
+export function renderQuestionPage(state: PageState): string {
+  const { question } = state;
+  const parts = [`<p class="eyebrow">A decision is needed</p>`, `<h1>${escapeHtml(question.title)}</h1>`];
+  if (question.body) parts.push(`<p class="details">${escapeHtml(question.body)}</p>`);
+  if (state.error) parts.push(`<p class="notice error" role="alert">${escapeHtml(state.error)}</p>`);
+  parts.push(question.status === 'pending' ? answerForm(state) : outcome(state));
+  return layout(question.title, `<article class="card">\n${parts.join('\n')}\n</article>`);
+}
+
+function answerForm(state: PageState): string {
+  const { question } = state;
+  const left = Date.parse(question.expires_at) - state.now.getTime();
+  const preselected = state.preselected && question.options.includes(state.preselected) ? state.preselected : undefined;
+  const buttons = question.options
+    .map((option) => {
+      const primary = preselected === undefined ? option === question.options[0] : option === preselected;
+      return `<button type="submit" name="choice" value="${escapeHtml(option)}"${primary ? ' class="primary"' : ''}>${escapeHtml(option)}</button>`;
+    })
+    .join('\n');
+  const text = question.allow_text
+    ? `<label for="text">Comment <span class="hint">(optional)</span></label>
+<textarea id="text" name="text" maxlength="10000" aria-describedby="text-hint"></textarea>
+<p class="hint" id="text-hint">Sent along with your answer.</p>`
+    : '';
+  const confirm = preselected
+    ? `<p class="notice" role="status">You picked <strong>${escapeHtml(preselected)}</strong>. Confirm it below, or choose another answer.</p>`
+    : '';
+  return `<p class="time-left" data-expires-at="${escapeHtml(question.expires_at)}"><span data-countdown>Time left: ${formatTimeLeft(left)}</span> <span class="hint">(until <time datetime="${escapeHtml(question.expires_at)}">${formatUtc(question.expires_at)}</time>)</span></p>
+${confirm}
+<form method="post" action="${escapeHtml(state.action)}" data-answer>
+${text}
+<fieldset class="options">
+<legend>Your answer</legend>
+${buttons}
+</fieldset>
+</form>`;
+}
+
+function outcome(state: PageState): string {
+  const { question } = state;
+  const response = question.response;
+  const lines: string[] = [];
+  if (state.justAnswered) {
+    lines.push(`<p class="notice ok" role="status">Thank you — your answer was recorded.</p>`);
+  }
+  switch (question.status) {
+    case 'responded':
+      lines.push(`<p class="state responded">Answered</p>`);
+      lines.push(`<p class="answer">The answer was <strong>${escapeHtml(response?.choice ?? '')}</strong>`);
+      if (response?.response_at)
+        lines.push(` at <time datetime="${response.response_at}">${formatUtc(response.response_at)}</time>.</p>`);
+      if (response?.text) lines.push(`<p class="answer-text">${escapeHtml(response.text)}</p>`);
+      break;
+    case 'timed_out':
+      lines.push(`<p class="state timed_out">Expired</p>`);
+      lines.push(
+        `<p>No answer was given before <time datetime="${escapeHtml(question.expires_at)}">${formatUtc(question.expires_at)}</time>.</p>`,
+      );
+      if (response?.choice)
+        lines.push(`<p>The default answer <strong>${escapeHtml(response.choice)}</strong> was applied.</p>`);
+      break;
+    case 'cancelled':
+      lines.push(`<p class="state cancelled">Cancelled</p>`);
+      lines.push(`<p>The requester withdrew this question; no answer is needed.</p>`);
+      break;
+  }
+  lines.push(`<p class="hint">This page no longer takes answers.</p>`);
+  return lines.join('\n');
+}
+
+export function renderNotFoundPage(): string {
+  return layout(
+    'Link not valid',
+    `<article class="card"><h1>This link is not valid</h1>
+<p>Check that the whole link was copied. If it came in a message, ask the sender for a new one.</p></article>`,
+  );
+}

@@ -1,0 +1,118 @@
+import formbody from '@fastify/formbody';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyError, FastifyReply } from 'fastify';
+import Type from 'typebox';
+import { ApiError } from '../errors.js';
+import { pauseForToken, questionOf, submitAnswer } from '../routes/respond/answer.js';
+import { PAGE_CSS, PAGE_JS } from './assets.js';
+import { type PageState, renderNotFoundPage, renderQuestionPage } from './page.js';
+
+// The human's page at /r/{token}. A GET only shows (mail scanners and link
+// previews open links); answering takes a POST from the form. After a POST
+// the browser is redirected, so a reload never submits twice.
+
+const CSP =
+  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'";
+
+function pageHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('content-security-policy', CSP)
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-store')
+    .type('text/html; charset=utf-8');
+}
+
+const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+
+export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+
+  app.get('/assets/page.css', { schema: { hide: true } }, (_req, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PAGE_CSS),
+  );
+  app.get('/assets/page.js', { schema: { hide: true } }, (_req, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PAGE_JS),
+  );
+
+  // Browsers ask for it on every page; answering keeps their consoles clean.
+  app.get('/favicon.ico', { schema: { hide: true } }, (_req, reply) => reply.code(204).send());
+
+  async function render(reply: FastifyReply, token: string, extra: Partial<PageState>, status = 200) {
+    let pause: Awaited<ReturnType<typeof pauseForToken>>;
+    try {
+      pause = await pauseForToken(app, token);
+    } catch {
+      return pageHeaders(reply).code(404).send(renderNotFoundPage());
+    }
+    const html = renderQuestionPage({
+      question: questionOf(app, pause),
+      action: `/r/${encodeURIComponent(token)}`,
+      now: app.services.clock.now(),
+      ...extra,
+    });
+    return pageHeaders(reply).code(status).send(html);
+  }
+
+  app.get(
+    '/r/:token',
+    {
+      schema: {
+        hide: true,
+        params: TokenParams,
+        querystring: Type.Object({
+          choice: Type.Optional(Type.String({ maxLength: 100 })),
+          answered: Type.Optional(Type.String({ maxLength: 1 })),
+        }),
+      },
+    },
+    (request, reply) =>
+      render(reply, request.params.token, {
+        preselected: request.query.choice,
+        justAnswered: request.query.answered === '1',
+      }),
+  );
+
+  app.post(
+    '/r/:token',
+    {
+      schema: {
+        hide: true,
+        params: TokenParams,
+        body: Type.Object({
+          choice: Type.String({ maxLength: 100 }),
+          text: Type.Optional(Type.String({ maxLength: 10_000 })),
+        }),
+      },
+      // Errors come back as the page with a message, never as JSON.
+      errorHandler: (error, request, reply) => {
+        const token = (request.params as { token: string }).token;
+        if ((error as FastifyError).validation) {
+          return render(reply, token, { error: 'That answer could not be read; try again.' }, 400);
+        }
+        request.log.error({ err: error }, 'response page failed');
+        return render(reply, token, { error: 'Something went wrong on our side; please try again.' }, 500);
+      },
+    },
+    async (request, reply) => {
+      const { token } = request.params;
+      let pause: Awaited<ReturnType<typeof pauseForToken>>;
+      try {
+        pause = await pauseForToken(app, token);
+      } catch {
+        return pageHeaders(reply).code(404).send(renderNotFoundPage());
+      }
+      try {
+        await submitAnswer(app, pause, { choice: request.body.choice, text: request.body.text });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return render(reply, token, { error: error.message }, error.status);
+      }
+      return reply
+        .code(303)
+        .header('location', `/r/${encodeURIComponent(token)}?answered=1`)
+        .send();
+    },
+  );
+};
