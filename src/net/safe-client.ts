@@ -1,0 +1,230 @@
+// The one SSRF-safe HTTP client for everything pausepoint sends out (webhook
+// deliveries, Slack notifications).
+//
+// - Its own undici Agent (keep-alive, one pool per origin), never the global
+//   dispatcher, so HTTP_PROXY / HTTPS_PROXY and friends cannot route around it.
+// - The address is checked when the socket is opened, not only at
+//   registration, so DNS rebinding cannot reach a private address: names are
+//   resolved by our own lookup hook, which refuses the name when ANY of its
+//   addresses is not public; IP-literal hosts, for which Node never calls a
+//   lookup hook, are checked by the connector itself before connecting.
+//   TLS still verifies the certificate against the host name (SNI unchanged).
+// - Redirects are never followed (undici 7 follows none without the redirect
+//   interceptor): a 3xx is simply a non-2xx result.
+// - One deadline (default 5 s) covers look-up, connect, TLS, headers and body;
+//   at most maxResponseBytes (default 4 KiB) of the body is read, the rest is
+//   dropped with the connection.
+// - TLS trusts Node's default store plus NODE_EXTRA_CA_CERTS (read by Node at
+//   process start; that is how production and child-process tests add a CA).
+//   The `ca` option adds a CA in-process, for tests that cannot restart Node.
+import { isIP, type LookupFunction } from 'node:net';
+import tls from 'node:tls';
+import { Agent, buildConnector, request } from 'undici';
+import type { Cidr } from '../config.js';
+import { isLocalhostName, isPublicAddress, LOOPBACK_ADDRESSES, type Resolver, resolveHost } from './address-policy.js';
+
+export const DEFAULT_TIMEOUT_MS = 5000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 4096;
+
+export interface SafeClientOptions {
+  allowedNetworks: Cidr[];
+  userAgent: string;
+  /** Deadline for the whole attempt: look-up, connect, TLS, headers and body. Default 5000. */
+  timeoutMs?: number;
+  /** At most this many bytes of a response body are read. Default 4096. */
+  maxResponseBytes?: number;
+  /**
+   * Extra trusted CA certificate(s), PEM, added to Node's default roots. Meant
+   * for tests; in production set NODE_EXTRA_CA_CERTS before Node starts.
+   */
+  ca?: string | Buffer;
+  /** Name resolver used at connect time (tests inject one). Default: the system resolver, all addresses. */
+  resolve?: Resolver;
+}
+
+export type PostResult = { ok: true; status: number; body: string } | { ok: false; status?: number; error: string };
+
+export interface SafeClient {
+  post(url: string, body: string | Buffer, headers: Record<string, string>): Promise<PostResult>;
+  close(): Promise<void>;
+}
+
+/** Raised when a destination is refused; its message is safe to store and show. */
+export class BlockedAddressError extends Error {
+  readonly code = 'ERR_ADDRESS_NOT_PUBLIC';
+  constructor(message: string) {
+    super(message);
+    this.name = 'BlockedAddressError';
+  }
+}
+
+export function createSafeClient(opts: SafeClientOptions): SafeClient {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const allowed = opts.allowedNetworks;
+  const resolve = opts.resolve ?? resolveHost;
+
+  const guardedLookup = createGuardedLookup(allowed, resolve);
+  const baseConnect = buildConnector({
+    timeout: timeoutMs,
+    lookup: guardedLookup,
+    ...(opts.ca === undefined ? {} : { ca: [...defaultCaCertificates(), opts.ca.toString()] }),
+  });
+
+  const agent = new Agent({
+    // Node calls no lookup hook for an IP-literal host, so literals are judged here.
+    connect(options, callback) {
+      const literal = isIP(options.hostname) === 0 ? undefined : options.hostname;
+      if (literal !== undefined && !isPublicAddress(literal, allowed)) {
+        callback(new BlockedAddressError(`address ${literal} is not public`), null);
+        return;
+      }
+      baseConnect(options, callback);
+    },
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 60_000,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+
+  async function post(rawUrl: string, body: string | Buffer, headers: Record<string, string>): Promise<PostResult> {
+    let url: URL;
+    try {
+      url = new URL(rawUrl);
+    } catch {
+      return { ok: false, error: 'invalid URL' };
+    }
+    if (url.protocol !== 'https:') return { ok: false, error: 'only https:// URLs are allowed' };
+    if (url.username !== '' || url.password !== '') return { ok: false, error: 'URL must not contain user info' };
+    if (url.port === '0') return { ok: false, error: 'invalid port 0' };
+
+    const signal = AbortSignal.timeout(timeoutMs);
+    let status: number | undefined;
+    try {
+      const response = await request(url, {
+        dispatcher: agent,
+        method: 'POST',
+        headers: { ...withoutUserAgent(headers), 'user-agent': opts.userAgent },
+        body,
+        signal,
+      });
+      status = response.statusCode;
+      const text = await readCapped(response.body, maxResponseBytes);
+      // undici hands a kept-alive socket back to its pool one event-loop turn
+      // after the response (setImmediate); wait for it, so that the next post
+      // to this origin reuses the connection instead of opening another.
+      await new Promise((done) => setImmediate(done));
+      return status >= 200 && status < 300
+        ? { ok: true, status, body: text }
+        : { ok: false, status, error: `HTTP ${status}` };
+    } catch (error) {
+      const message = signal.aborted ? `timed out after ${timeoutMs} ms` : describeError(error);
+      return status === undefined ? { ok: false, error: message } : { ok: false, status, error: message };
+    }
+  }
+
+  return {
+    post,
+    close: () => agent.close(),
+  };
+}
+
+/**
+ * A net.connect lookup hook: resolves the name to all its addresses, refuses
+ * the name if any of them is not public, and hands Node only vetted addresses.
+ * `localhost` and `*.localhost` are loopback without a look-up.
+ */
+function createGuardedLookup(allowed: Cidr[], resolve: Resolver): LookupFunction {
+  return (hostname, options, callback) => {
+    const vet = async (): Promise<string[]> => {
+      const addresses = isLocalhostName(hostname) ? [...LOOPBACK_ADDRESSES] : await resolve(hostname);
+      if (addresses.length === 0) throw Object.assign(new Error('host name does not resolve'), { code: 'ENOTFOUND' });
+      const blocked = addresses.find((address) => !isPublicAddress(address, allowed));
+      if (blocked !== undefined) throw new BlockedAddressError(`address ${blocked} is not public`);
+      return addresses;
+    };
+    vet().then(
+      (addresses) => {
+        const wanted = options.family === 4 || options.family === 6 ? options.family : 0;
+        const usable = addresses
+          .map((address) => ({ address, family: isIP(address) }))
+          .filter((entry) => wanted === 0 || entry.family === wanted);
+        if (usable.length === 0) {
+          callback(Object.assign(new Error('host name has no usable address'), { code: 'ENOTFOUND' }), '', 0);
+        } else if (options.all) {
+          (callback as unknown as (err: null, addresses: { address: string; family: number }[]) => void)(null, usable);
+        } else {
+          callback(null, usable[0]!.address, usable[0]!.family);
+        }
+      },
+      (error: Error) => callback(error as NodeJS.ErrnoException, '', 0),
+    );
+  };
+}
+
+function withoutUserAgent(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'user-agent'));
+}
+
+function defaultCaCertificates(): string[] {
+  // Node >= 22.15 can list the default store including NODE_EXTRA_CA_CERTS; Node 20 cannot.
+  const getCa = (tls as unknown as { getCACertificates?: (type: string) => string[] }).getCACertificates;
+  return typeof getCa === 'function' ? getCa('default') : [...tls.rootCertificates];
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const room = max - size;
+    if (chunk.length >= room) {
+      if (room > 0) chunks.push(chunk.subarray(0, room));
+      size = max;
+      break; // leaving the loop destroys the stream: the rest is never read
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+const TLS_CODES: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed certificate',
+  SELF_SIGNED_CERT_IN_CHAIN: 'self-signed certificate in chain',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'unable to verify the certificate',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'unknown certificate issuer',
+  CERT_HAS_EXPIRED: 'certificate has expired',
+  CERT_NOT_YET_VALID: 'certificate is not yet valid',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'certificate does not match the host name',
+};
+
+const NET_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOTFOUND: 'host name does not resolve',
+  EAI_AGAIN: 'host name look-up failed',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for response headers',
+  UND_ERR_BODY_TIMEOUT: 'timed out reading the response body',
+  UND_ERR_SOCKET: 'connection closed by the server',
+};
+
+/** A short, secret-free description of a failed attempt. */
+export function describeError(error: unknown): string {
+  if (error instanceof BlockedAddressError) return error.message;
+  const err = error as { code?: string; message?: string; cause?: unknown; errors?: unknown[] } | undefined;
+  if (err === undefined || err === null) return 'request failed';
+  // Happy-eyeballs connects report an AggregateError; its first error tells the story.
+  if (Array.isArray(err.errors) && err.errors.length > 0 && err.code === undefined) return describeError(err.errors[0]);
+  const code = err.code ?? '';
+  if (code in TLS_CODES) return `TLS: ${TLS_CODES[code]}`;
+  if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || /CERT/.test(code)) {
+    return `TLS: ${(err.message ?? code).slice(0, 160)}`;
+  }
+  if (code in NET_CODES) return NET_CODES[code]!;
+  if (err.cause !== undefined && err.cause !== error) return describeError(err.cause);
+  return (err.message ?? code ?? 'request failed').slice(0, 200) || 'request failed';
+}
