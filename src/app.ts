@@ -33,6 +33,8 @@ export interface Services {
   keys: ServiceKeys;
   logger: Logger;
   signals: PauseSignals;
+  /** PUBLIC_BASE_URL, or the address the API listens on once it does. */
+  publicBaseUrl: string;
 }
 
 declare module 'fastify' {

@@ -16,7 +16,8 @@ export interface Config {
   port: number;
   host: string;
   database: DatabaseConfig;
-  publicBaseUrl: string;
+  /** Where people reach this service; unset means the address it listens on. */
+  publicBaseUrl: string | undefined;
   /** Master secret; undefined on SQLite means "generate one into the data folder". */
   secretKey: string | undefined;
   smtpUrl: string | undefined;
@@ -67,7 +68,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     database,
-    publicBaseUrl: parsePublicBaseUrl(read('PUBLIC_BASE_URL') ?? `http://${hostForUrl(host)}:${port}`),
+    publicBaseUrl: optional(read('PUBLIC_BASE_URL'), parsePublicBaseUrl),
     secretKey,
     smtpUrl,
     emailFrom: read('EMAIL_FROM'),
@@ -139,10 +140,8 @@ function parsePublicBaseUrl(raw: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
-function hostForUrl(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
-  return host.includes(':') ? `[${host}]` : host;
-}
+const optional = <T>(raw: string | undefined, parse: (raw: string) => T): T | undefined =>
+  raw === undefined ? undefined : parse(raw);
 
 function parsePlanQuotas(raw: string): Map<string, number | null> {
   const plans = new Map<string, number | null>();

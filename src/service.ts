@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
+import { buildApp, type Services } from './app.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import type { Logger } from './logger.js';
@@ -37,7 +37,15 @@ export async function startService(
     }
     const signals = new PauseSignals(store, logger);
     await signals.start();
-    const services = { config, store, clock: options.clock ?? systemClock, keys, logger, signals };
+    const services: Services = {
+      config,
+      store,
+      clock: options.clock ?? systemClock,
+      keys,
+      logger,
+      signals,
+      publicBaseUrl: config.publicBaseUrl ?? `http://${hostForUrl(config.host)}:${config.port}`,
+    };
     const app = await buildApp(services);
     const worker = config.role === 'api' ? undefined : new Worker(services);
     let url: string | undefined;
@@ -46,6 +54,7 @@ export async function startService(
       const address = app.server.address();
       url =
         typeof address === 'object' && address ? `http://${hostForUrl(address.address)}:${address.port}` : undefined;
+      if (!config.publicBaseUrl && url) services.publicBaseUrl = url;
     } else {
       await app.ready();
     }
@@ -69,4 +78,7 @@ export async function startService(
   }
 }
 
-const hostForUrl = (address: string) => (address.includes(':') ? `[${address}]` : address);
+function hostForUrl(address: string): string {
+  if (address === '0.0.0.0' || address === '::') return '127.0.0.1';
+  return address.includes(':') ? `[${address}]` : address;
+}

@@ -49,6 +49,7 @@ const CreatePause = Type.Object(
 type CreatePauseBody = Type.Static<typeof CreatePause>;
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const windowStart = (now: Date) => isoTime(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));
 
 const invalid = (field: string, problem: string) =>
   new ApiError('invalid_request', `Invalid request: ${field} ${problem}.`, { fields: [{ field, problem }] });
@@ -117,7 +118,7 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
       .where('developer_id', '=', owner.developerId)
       .where('mode', '=', owner.mode)
       .where('key', '=', key)
-      .where('created_at', '>', isoTime(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)))
+      .where('created_at', '>', windowStart(now))
       .executeTakeFirst();
     if (!prior) return null;
     if (prior.request_hash !== requestHash) {
@@ -166,12 +167,14 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
           if (owner.mode === 'live') await chargeQuota(trx, owner, now);
           await trx.insertInto('pauses').values(row).execute();
           if (idempotencyKey) {
-            // A key older than the window is free to be used again.
+            // A key older than the window is free to be used again. A fresh
+            // one is left alone, so a concurrent twin fails on the primary key.
             await trx
               .deleteFrom('idempotency_keys')
               .where('developer_id', '=', owner.developerId)
               .where('mode', '=', owner.mode)
               .where('key', '=', idempotencyKey)
+              .where('created_at', '<=', windowStart(now))
               .execute();
             await trx
               .insertInto('idempotency_keys')

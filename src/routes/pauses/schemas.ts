@@ -46,7 +46,7 @@ export const PauseObject = Type.Object({
 export type PauseObjectType = Type.Static<typeof PauseObject>;
 
 export function responseUrl(app: FastifyInstance, pauseId: string): string {
-  return `${app.services.config.publicBaseUrl}/r/${responseToken(app.services.keys.respondToken, pauseId)}`;
+  return `${app.services.publicBaseUrl}/r/${responseToken(app.services.keys.respondToken, pauseId)}`;
 }
 
 /** The pause as the API returns it. */
