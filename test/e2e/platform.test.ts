@@ -1,0 +1,427 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BODY_LIMIT_BYTES } from '../../src/app.js';
+import { testEngine } from '../helpers/database.js';
+import { call, type Reply, registerAccount } from '../helpers/http.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+// What every endpoint shares: errors, body handling, request ids, health, the
+// API reference, and what reaches the log.
+
+const REQUEST_ID = /^req_[0-9a-f]{24}$/;
+const PASSWORD = 'platform password 1';
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+/** Every error reply a test saw, to check at the end that none reveals internals. */
+const errorReplies: Reply[] = [];
+function expectError(reply: Reply, status: number, code: string) {
+  errorReplies.push(reply);
+  expect(reply.status, reply.text).toBe(status);
+  expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(Object.keys(reply.body)).toEqual(['error']);
+  expect(reply.body.error).toMatchObject({ code, message: expect.any(String), request_id: expect.any(String) });
+  expect(reply.body.error.message.length).toBeGreaterThan(0);
+  expect(reply.body.error.request_id).toMatch(REQUEST_ID);
+  expect(reply.body.error.request_id).toBe(reply.headers.get('x-request-id'));
+}
+
+/** Things a body must never show a client: stack frames, source paths, driver messages. */
+function expectNoInternals(reply: Reply) {
+  expect(reply.text).not.toMatch(/\bstack\b/i);
+  expect(reply.text).not.toMatch(/\n\s+at |\bat .+:\d+:\d+/);
+  expect(reply.text).not.toMatch(/node_modules|file:\/\/|\.ts:\d+|\.js:\d+/);
+  expect(reply.text).not.toMatch(/kysely|sqlite|postgres|driver|SQL/i);
+}
+
+describe('platform', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(() => service?.destroy());
+
+  describe('unknown routes', () => {
+    it.each([
+      ['GET', '/nope'],
+      ['GET', '/v1/nope'],
+      ['POST', '/v1/auth/nope'],
+      ['GET', '/v1/auth/register'],
+      ['DELETE', '/v1/auth/me'],
+      ['GET', '/v2/auth/me'],
+    ])('%s %s is 404 not_found with the error body, key or not', async (method, path) => {
+      const reply = await call(service.url, method, path);
+      expectError(reply, 404, 'not_found');
+      expect(reply.body.error.message).toContain(path);
+      const withKey = await call(service.url, method, path, { token: `svc_live_${'0'.repeat(48)}` });
+      expectError(withKey, 404, 'not_found');
+    });
+
+    it('does not echo the query string of an unknown route', async () => {
+      const reply = await call(service.url, 'GET', '/v1/nope?token=s3cr3t-value');
+      expectError(reply, 404, 'not_found');
+      expect(reply.text).not.toContain('s3cr3t-value');
+    });
+  });
+
+  describe('request bodies', () => {
+    it.each([
+      ['broken JSON', '{"email": "a@example.com", "password": '],
+      ['a trailing comma', '{"email": "a@example.com",}'],
+      ['single quotes', "{'email': 'a@example.com'}"],
+      ['a __proto__ key', '{"__proto__": {"admin": true}, "email": "a@example.com", "password": "0123456789"}'],
+      ['a constructor.prototype key', '{"constructor": {"prototype": {"admin": true}}}'],
+    ])('answers 400 invalid_request to %s', async (_case, rawBody) => {
+      const reply = await call(service.url, 'POST', '/v1/auth/register', { rawBody, headers: JSON_TYPE });
+      expectError(reply, 400, 'invalid_request');
+      expect(({} as Record<string, unknown>).admin).toBeUndefined();
+    });
+
+    it('answers 400 to an empty JSON body', async () => {
+      const reply = await call(service.url, 'POST', '/v1/auth/login', { rawBody: '', headers: JSON_TYPE });
+      expectError(reply, 400, 'invalid_request');
+    });
+
+    it('reads a body of exactly 1 MiB and refuses one byte more with 413 payload_too_large', async () => {
+      expect(BODY_LIMIT_BYTES).toBe(1024 * 1024);
+      // A well-formed body of exactly the limit: read, then refused for its content.
+      const prefix = '{"email":"big@example.com","password":"';
+      const suffix = '"}';
+      const exact = prefix + 'p'.repeat(BODY_LIMIT_BYTES - prefix.length - suffix.length) + suffix;
+      expect(Buffer.byteLength(exact)).toBe(BODY_LIMIT_BYTES);
+      const atLimit = await call(service.url, 'POST', '/v1/auth/login', { rawBody: exact, headers: JSON_TYPE });
+      expectError(atLimit, 400, 'invalid_request');
+      expect(atLimit.body.error.message).toContain('password');
+
+      const over = `${exact} `;
+      const tooLarge = await call(service.url, 'POST', '/v1/auth/login', { rawBody: over, headers: JSON_TYPE });
+      expectError(tooLarge, 413, 'payload_too_large');
+    });
+
+    it('refuses an oversized body sent without Content-Length (chunked)', async () => {
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent > BODY_LIMIT_BYTES + chunk.length) return controller.close();
+          sent += chunk.length;
+          controller.enqueue(chunk);
+        },
+      });
+      const response = await fetch(`${service.url}/v1/auth/login`, {
+        method: 'POST',
+        body,
+        headers: JSON_TYPE,
+        duplex: 'half',
+      } as RequestInit);
+      const text = await response.text();
+      expectError(
+        { status: response.status, headers: response.headers, body: JSON.parse(text), text },
+        413,
+        'payload_too_large',
+      );
+    });
+
+    it.each([
+      ['text/plain', '{"email":"a@example.com","password":"0123456789"}'],
+      ['text/plain; charset=utf-8', '{"email":"a@example.com","password":"0123456789"}'],
+      ['application/xml', '<login/>'],
+      ['application/x-www-form-urlencoded', 'email=a%40example.com&password=0123456789'],
+      ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="email"\r\n\r\na\r\n--x--'],
+      ['application/vnd.api+json', '{"email":"a@example.com","password":"0123456789"}'],
+    ])('answers 415 unsupported_media_type to a %s body on a JSON route', async (type, rawBody) => {
+      for (const path of ['/v1/auth/register', '/v1/auth/login']) {
+        const reply = await call(service.url, 'POST', path, { rawBody, headers: { 'content-type': type } });
+        expectError(reply, 415, 'unsupported_media_type');
+      }
+    });
+
+    it('accepts JSON with a charset parameter or in another case', async () => {
+      const account = await registerAccount(service.url);
+      const rawBody = JSON.stringify({ email: account.email, password: account.password });
+      for (const type of ['application/json; charset=utf-8', 'Application/JSON']) {
+        const reply = await call(service.url, 'POST', '/v1/auth/login', { rawBody, headers: { 'content-type': type } });
+        expect(reply.status, type).toBe(200);
+      }
+    });
+  });
+
+  describe('request ids', () => {
+    it('gives every response its own x-request-id, the same as the error body names', async () => {
+      const replies = await Promise.all([
+        call(service.url, 'GET', '/health'),
+        call(service.url, 'GET', '/health'),
+        call(service.url, 'GET', '/v1/auth/me'),
+        call(service.url, 'POST', '/v1/auth/login', { body: { email: 'x@example.com' } }),
+        call(service.url, 'GET', '/openapi.json'),
+      ]);
+      const ids = replies.map((r) => r.headers.get('x-request-id'));
+      for (const id of ids) expect(id).toMatch(REQUEST_ID);
+      expect(new Set(ids).size).toBe(ids.length);
+      expectError(replies[2]!, 401, 'unauthorized');
+      expectError(replies[3]!, 400, 'invalid_request');
+    });
+
+    it('does not take a request id from the client', async () => {
+      const reply = await call(service.url, 'GET', '/v1/auth/me', { headers: { 'x-request-id': 'client-chosen' } });
+      expectError(reply, 401, 'unauthorized');
+      expect(reply.text).not.toContain('client-chosen');
+      expect(reply.headers.get('x-request-id')).not.toBe('client-chosen');
+    });
+  });
+
+  describe('headers of /v1 responses', () => {
+    it('marks every /v1 answer, success or error, as not to be cached', async () => {
+      const email = `cache.${Date.now()}@example.com`;
+      const replies = [
+        await call(service.url, 'POST', '/v1/auth/register', { body: { email, password: PASSWORD } }),
+        await call(service.url, 'POST', '/v1/auth/register', { body: { email, password: PASSWORD } }),
+        await call(service.url, 'POST', '/v1/auth/login', { body: { email, password: PASSWORD } }),
+        await call(service.url, 'POST', '/v1/auth/login', { body: { email, password: 'wrong password' } }),
+        await call(service.url, 'POST', '/v1/auth/login', { body: { email } }),
+        await call(service.url, 'POST', '/v1/auth/login', { rawBody: 'x', headers: { 'content-type': 'text/plain' } }),
+        await call(service.url, 'GET', '/v1/auth/me'),
+      ];
+      const [registered, , loggedIn] = replies;
+      replies.push(await call(service.url, 'GET', '/v1/auth/me', { token: registered!.body.keys.test }));
+      replies.push(await call(service.url, 'GET', '/v1/auth/me', { token: loggedIn!.body.session.token }));
+      replies.push(await call(service.url, 'POST', '/v1/auth/keys/rotate', { token: registered!.body.keys.live }));
+      expect(replies.map((r) => r.status)).toEqual([201, 409, 200, 401, 400, 415, 401, 200, 200, 200]);
+      for (const reply of replies) {
+        expect(reply.headers.get('cache-control')).toBe('no-store');
+        expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+      }
+    });
+  });
+
+  describe('GET /health', () => {
+    it('answers 200 {status: ok, database: ok} without a key, and ignores a bad one', async () => {
+      for (const headers of [{}, { authorization: 'Bearer nonsense' }] as Record<string, string>[]) {
+        const reply = await call(service.url, 'GET', '/health', { headers });
+        expect(reply.status).toBe(200);
+        expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(reply.body).toEqual({ status: 'ok', database: 'ok' });
+      }
+    });
+
+    it('is not under /v1', async () => {
+      expectError(await call(service.url, 'GET', '/v1/health'), 404, 'not_found');
+    });
+  });
+
+  describe('API reference', () => {
+    it('serves an OpenAPI 3 document of the API at /openapi.json', async () => {
+      const reply = await call(service.url, 'GET', '/openapi.json');
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+      const document = reply.body;
+      expect(document.openapi).toMatch(/^3\.\d+\.\d+$/);
+      expect(document.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+      expect(document.components.securitySchemes).toEqual({ apiKey: { type: 'http', scheme: 'bearer' } });
+
+      const paths = document.paths as Record<string, Record<string, any>>;
+      for (const [path, method] of [
+        ['/v1/auth/register', 'post'],
+        ['/v1/auth/login', 'post'],
+        ['/v1/auth/me', 'get'],
+        ['/v1/auth/keys/rotate', 'post'],
+        ['/health', 'get'],
+      ] as const) {
+        expect(paths[path]?.[method], `${method} ${path}`).toBeDefined();
+      }
+      // Every operation is well formed: responses keyed by status, each with a description.
+      for (const [path, operations] of Object.entries(paths)) {
+        expect(path.startsWith('/')).toBe(true);
+        expect(path === '/health' || path.startsWith('/v1/')).toBe(true);
+        for (const [method, operation] of Object.entries(operations)) {
+          expect(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']).toContain(method);
+          expect(Object.keys(operation.responses).length).toBeGreaterThan(0);
+          for (const [status, response] of Object.entries<any>(operation.responses)) {
+            expect(status).toMatch(/^([1-5]\d\d|[1-5]XX|default)$/);
+            expect(typeof response.description).toBe('string');
+          }
+        }
+      }
+      // The document tells the truth about what needs a key.
+      expect(paths['/v1/auth/register']!.post.security).toEqual([]);
+      expect(paths['/v1/auth/login']!.post.security).toEqual([]);
+      expect(paths['/v1/auth/me']!.get.security ?? document.security).toEqual([{ apiKey: [] }]);
+      expect(paths['/v1/auth/keys/rotate']!.post.security ?? document.security).toEqual([{ apiKey: [] }]);
+      // Register documents its body and its answers.
+      const register = paths['/v1/auth/register']!.post;
+      const bodySchema = register.requestBody.content['application/json'].schema;
+      expect(bodySchema.required.sort()).toEqual(['email', 'password']);
+      expect(bodySchema.additionalProperties).toBe(false);
+      expect(Object.keys(register.responses)).toEqual(expect.arrayContaining(['201', '400', '409', '429']));
+      // Pages for people are not API operations.
+      expect(paths['/openapi.json']).toBeUndefined();
+      expect(Object.keys(paths).some((path) => path.startsWith('/docs'))).toBe(false);
+    });
+
+    it('serves the reference page at /docs/', async () => {
+      const page = await call(service.url, 'GET', '/docs/');
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.text).toMatch(/<html/i);
+      expect(page.text).toContain('swagger-ui');
+      const css = await call(service.url, 'GET', '/docs/static/swagger-ui.css');
+      expect(css.status).toBe(200);
+      expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+      // The page loads the same document.
+      const pageDocument = await call(service.url, 'GET', '/docs/json');
+      const document = await call(service.url, 'GET', '/openapi.json');
+      expect(pageDocument.status).toBe(200);
+      expect(Object.keys(pageDocument.body.paths)).toEqual(Object.keys(document.body.paths));
+    });
+  });
+
+  describe('log secrecy', () => {
+    it('never logs a key, a password, a session token or an Authorization header', async () => {
+      const email = `secrets.${Date.now()}@example.com`;
+      const wrongPassword = 'wrong-password-9f3c1e';
+      const basic = Buffer.from(`${email}:${PASSWORD}`).toString('base64');
+      const unknownKey = `svc_live_${'5ec2e7'.repeat(8)}`;
+      const first = service.logs.length;
+
+      const registered = await call(service.url, 'POST', '/v1/auth/register', { body: { email, password: PASSWORD } });
+      expect(registered.status).toBe(201);
+      const { live, test } = registered.body.keys as { live: string; test: string };
+      const loggedIn = await call(service.url, 'POST', '/v1/auth/login', { body: { email, password: PASSWORD } });
+      const session: string = loggedIn.body.session.token;
+      expect(
+        (await call(service.url, 'POST', '/v1/auth/login', { body: { email, password: wrongPassword } })).status,
+      ).toBe(401);
+      expect(
+        (await call(service.url, 'POST', '/v1/auth/login', { body: { email: `x${email}`, password: wrongPassword } }))
+          .status,
+      ).toBe(401);
+      // A refused body that carries a password.
+      expect(
+        (await call(service.url, 'POST', '/v1/auth/login', { body: { email, password: PASSWORD, extra: PASSWORD } }))
+          .status,
+      ).toBe(400);
+      expect((await call(service.url, 'GET', '/v1/auth/me', { token: live })).status).toBe(200);
+      expect((await call(service.url, 'GET', '/v1/auth/me', { token: session })).status).toBe(200);
+      const rotated = await call(service.url, 'POST', '/v1/auth/keys/rotate', { token: live });
+      expect(rotated.status).toBe(200);
+      const rotatedBySession = await call(service.url, 'POST', '/v1/auth/keys/rotate?mode=test', { token: session });
+      expect(rotatedBySession.status).toBe(200);
+      expect((await call(service.url, 'GET', '/v1/auth/me', { token: live })).status).toBe(401); // the old key
+      expect((await call(service.url, 'GET', '/v1/auth/me', { token: unknownKey })).status).toBe(401);
+      expect(
+        (await call(service.url, 'GET', '/v1/auth/me', { headers: { authorization: `Basic ${basic}` } })).status,
+      ).toBe(401);
+
+      const lines = service.logs.slice(first);
+      // The log did capture these requests, so its silence about secrets means something.
+      const entries = lines.map((line) => JSON.parse(line));
+      expect(entries.filter((e) => e.req?.url === '/v1/auth/login').length).toBeGreaterThanOrEqual(4);
+      expect(entries.some((e) => e.req?.url === '/v1/auth/keys/rotate?mode=test')).toBe(true);
+
+      const log = lines.join('');
+      const secrets = {
+        live,
+        test,
+        newLive: rotated.body.key,
+        newTest: rotatedBySession.body.key,
+        session,
+        password: PASSWORD,
+        wrongPassword,
+        basic,
+        unknownKey,
+      };
+      for (const [name, secret] of Object.entries(secrets)) {
+        expect(log.includes(secret), `${name} is in the log`).toBe(false);
+        // Not even the random part after the display prefix.
+        expect(log.includes(secret.slice(15)), `part of ${name} is in the log`).toBe(false);
+      }
+      expect(log).not.toMatch(/svc_(live|test|sess)_[0-9a-f]{7,}/);
+      expect(log).not.toMatch(/bearer|basic /i);
+      for (const entry of entries) {
+        expect(JSON.stringify(entry.req?.headers ?? {})).not.toMatch(/authorization/i);
+        expect(entry.headers?.authorization ?? '[redacted]').toBe('[redacted]');
+      }
+    });
+  });
+});
+
+describe('when the database goes away', () => {
+  let service: TestService;
+  let account: { live: string };
+  beforeAll(async () => {
+    service = await startTestService();
+    account = await registerAccount(service.url);
+  });
+  afterAll(() => service?.destroy());
+
+  it.runIf(testEngine === 'postgres')('recovers once PostgreSQL drops the connections', async () => {
+    await withAdmin((client) =>
+      client.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [databaseName(service)],
+      ),
+    );
+    // The pool replaces the dead connections: at most one request may see the break.
+    let health = await call(service.url, 'GET', '/health');
+    if (health.status !== 200) health = await call(service.url, 'GET', '/health');
+    expect(health.body).toEqual({ status: 'ok', database: 'ok' });
+    expect((await call(service.url, 'GET', '/v1/auth/me', { token: account.live })).status).toBe(200);
+  });
+
+  it('answers /health with 503 unavailable, and other requests with a bare 500', async () => {
+    expect((await call(service.url, 'GET', '/health')).status).toBe(200);
+    if (testEngine === 'postgres') {
+      await withAdmin((client) => client.query(`drop database ${databaseName(service)} with (force)`));
+    } else {
+      await service.store.close();
+    }
+
+    const health = await call(service.url, 'GET', '/health');
+    expect(health.status).toBe(503);
+    expect(health.body).toEqual({ status: 'unavailable', database: 'unreachable' });
+    expectNoInternals(health);
+    expect(service.logs.some((line) => line.includes('health check: database unreachable'))).toBe(true);
+
+    const me = await call(service.url, 'GET', '/v1/auth/me', { token: account.live });
+    expectError(me, 500, 'internal_error');
+    expectNoInternals(me);
+    const login = await call(service.url, 'POST', '/v1/auth/login', {
+      body: { email: 'someone@example.com', password: PASSWORD },
+    });
+    expectError(login, 500, 'internal_error');
+    expectNoInternals(login);
+    // The cause is in the log, under the request's id.
+    const logged = service.logs
+      .map((line) => JSON.parse(line))
+      .find((e) => e.reqId === me.body.error.request_id && e.err);
+    expect(logged).toMatchObject({ level: 50, msg: 'request failed' });
+
+    // The process is still up and answers what needs no database.
+    expect((await call(service.url, 'GET', '/openapi.json')).status).toBe(200);
+  });
+});
+
+describe('error bodies', () => {
+  it('never carry a stack trace or internal detail', () => {
+    expect(errorReplies.length).toBeGreaterThan(20);
+    for (const reply of errorReplies) {
+      expectNoInternals(reply);
+      expect(Object.keys(reply.body.error).sort()).toEqual(
+        reply.body.error.details ? ['code', 'details', 'message', 'request_id'] : ['code', 'message', 'request_id'],
+      );
+    }
+  });
+});
+
+function databaseName(service: TestService): string {
+  return new URL(service.databaseUrl).pathname.slice(1);
+}
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,184 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const SECRET = 'x'.repeat(32);
+
+/** The ConfigError thrown by loadConfig(env), or a failure if none is. */
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig(${JSON.stringify(env)}) did not throw`);
+}
+
+describe('loadConfig defaults', () => {
+  it('gives a working SQLite setup with nothing set', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.database).toEqual({ kind: 'sqlite', path: resolve('./data/pausepoint.db') });
+    // Unset: the service uses the address it actually listens on.
+    expect(config.publicBaseUrl).toBeUndefined();
+    expect(config.secretKey).toBeUndefined();
+    expect(config.smtpUrl).toBeUndefined();
+    expect(config.emailFrom).toBeUndefined();
+    expect(config.paymentWebhookSecret).toBeUndefined();
+    expect([...config.planQuotas]).toEqual([
+      ['free', 100],
+      ['pro', 10000],
+      ['scale', 100000],
+    ]);
+    expect(config.webhookRetryScheduleMs).toEqual([30000, 60000, 120000]);
+    expect(config.webhookAllowedNetworks).toEqual([]);
+    expect(config.role).toBe('all');
+    expect(config.logLevel).toBe('info');
+    expect(config.trustProxy).toBe(false);
+    expect(config.authRateLimit).toEqual({ max: 10, windowMs: 60_000 });
+  });
+
+  it('treats empty and blank variables as unset', () => {
+    const config = loadConfig({ PORT: '', HOST: '  ', PLAN_QUOTAS: '', WEBHOOK_RETRY_SCHEDULE_MS: ' ', ROLE: '' });
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.planQuotas.get('free')).toBe(100);
+    expect(config.webhookRetryScheduleMs).toEqual([30000, 60000, 120000]);
+    expect(config.role).toBe('all');
+  });
+
+  it('reads every variable it is given', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      PUBLIC_BASE_URL: 'https://pausepoint.example.com/',
+      DATABASE_URL: 'postgres://u:p@db.example:5432/pp',
+      SECRET_KEY: SECRET,
+      SMTP_URL: 'smtps://user:pass@mail.example:465',
+      EMAIL_FROM: 'pausepoint@example.com',
+      PAYMENT_WEBHOOK_SECRET: 'whsec_abc',
+      PLAN_QUOTAS: 'free:5, pro:50',
+      WEBHOOK_RETRY_SCHEDULE_MS: '10, 20,30',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8, 10.20.0.0/16,fd00::/8',
+      ROLE: 'worker',
+      LOG_LEVEL: 'debug',
+      TRUST_PROXY: 'true',
+      AUTH_RATE_LIMIT: '3/30',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.publicBaseUrl).toBe('https://pausepoint.example.com');
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u:p@db.example:5432/pp' });
+    expect(config.secretKey).toBe(SECRET);
+    expect(config.smtpUrl).toBe('smtps://user:pass@mail.example:465');
+    expect(config.emailFrom).toBe('pausepoint@example.com');
+    expect(config.paymentWebhookSecret).toBe('whsec_abc');
+    expect([...config.planQuotas]).toEqual([
+      ['free', 5],
+      ['pro', 50],
+    ]);
+    expect(config.webhookRetryScheduleMs).toEqual([10, 20, 30]);
+    expect(config.webhookAllowedNetworks.map(([address, bits]) => `${address.toString()}/${bits}`)).toEqual([
+      '127.0.0.0/8',
+      '10.20.0.0/16',
+      'fd00::/8',
+    ]);
+    expect(config.role).toBe('worker');
+    expect(config.logLevel).toBe('debug');
+    expect(config.trustProxy).toBe(true);
+    expect(config.authRateLimit).toEqual({ max: 3, windowMs: 30_000 });
+  });
+
+  it('gives null (unlimited) for free:unlimited', () => {
+    const config = loadConfig({ PLAN_QUOTAS: 'free:unlimited,pro:10' });
+    expect(config.planQuotas.get('free')).toBeNull();
+    expect(config.planQuotas.has('free')).toBe(true);
+    expect(config.planQuotas.get('pro')).toBe(10);
+  });
+
+  it('reads SQLite paths: relative, absolute, sqlite:/// and :memory:', () => {
+    expect(loadConfig({ DATABASE_URL: 'sqlite:db/x.db' }).database).toEqual({
+      kind: 'sqlite',
+      path: resolve('db/x.db'),
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/var/lib/pp.db' }).database).toEqual({
+      kind: 'sqlite',
+      path: '/var/lib/pp.db',
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:///var/lib/pp.db' }).database).toEqual({
+      kind: 'sqlite',
+      path: '/var/lib/pp.db',
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database).toEqual({ kind: 'sqlite', path: ':memory:' });
+  });
+
+  it('accepts postgresql:// as well as postgres://', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db', SECRET_KEY: SECRET }).database.kind).toBe('postgres');
+  });
+
+  it('normalises the public base URL', () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://pp.example.com/' }).publicBaseUrl).toBe('https://pp.example.com');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://pp.example.com/base//' }).publicBaseUrl).toBe(
+      'https://pp.example.com/base',
+    );
+  });
+});
+
+describe('loadConfig rejects bad values with a message that starts with the variable', () => {
+  const cases: [string, Record<string, string>][] = [
+    ['PORT', { PORT: 'abc' }],
+    ['PORT', { PORT: '-1' }],
+    ['PORT', { PORT: '70000' }],
+    ['PORT', { PORT: '80.5' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+    ['DATABASE_URL', { DATABASE_URL: 'sqlite:' }],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://[bad', SECRET_KEY: SECRET }],
+    ['SECRET_KEY', { SECRET_KEY: 'short' }],
+    ['SECRET_KEY', { SECRET_KEY: 'x'.repeat(31) }],
+    ['SMTP_URL', { SMTP_URL: 'http://mail.example' }],
+    ['SMTP_URL', { SMTP_URL: 'not a url' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'ftp://pp.example' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'https://pp.example/?a=1' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'https://user:pw@pp.example' }],
+    ['PLAN_QUOTAS', { PLAN_QUOTAS: 'bad' }],
+    ['PLAN_QUOTAS', { PLAN_QUOTAS: 'free:-1' }],
+    ['PLAN_QUOTAS', { PLAN_QUOTAS: 'free:100,' }],
+    ['PLAN_QUOTAS', { PLAN_QUOTAS: 'pro:100,scale:1000' }],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', { WEBHOOK_RETRY_SCHEDULE_MS: 'a,b' }],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', { WEBHOOK_RETRY_SCHEDULE_MS: '1000,,2000' }],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', { WEBHOOK_RETRY_SCHEDULE_MS: '-5' }],
+    ['WEBHOOK_ALLOWED_NETWORKS', { WEBHOOK_ALLOWED_NETWORKS: 'notacidr' }],
+    ['WEBHOOK_ALLOWED_NETWORKS', { WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8,10.0.0.1' }],
+    ['ROLE', { ROLE: 'x' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['TRUST_PROXY', { TRUST_PROXY: 'yes' }],
+    ['AUTH_RATE_LIMIT', { AUTH_RATE_LIMIT: 'x' }],
+    ['AUTH_RATE_LIMIT', { AUTH_RATE_LIMIT: '0/60' }],
+    ['AUTH_RATE_LIMIT', { AUTH_RATE_LIMIT: '10/0' }],
+    ['AUTH_RATE_LIMIT', { AUTH_RATE_LIMIT: '10' }],
+  ];
+
+  it.each(cases)('%s in %j', (variable, env) => {
+    const error = configError(env);
+    expect(error.name).toBe('ConfigError');
+    expect(error.message.startsWith(`${variable}: `)).toBe(true);
+    expect(error.message.length).toBeGreaterThan(variable.length + 5);
+  });
+
+  it('requires SECRET_KEY with PostgreSQL', () => {
+    const error = configError({ DATABASE_URL: 'postgres://db.example/pp' });
+    expect(error.message).toMatch(/^SECRET_KEY: /);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db.example/pp', SECRET_KEY: SECRET })).not.toThrow();
+  });
+
+  it('does not require SECRET_KEY with SQLite', () => {
+    expect(loadConfig({ DATABASE_URL: 'sqlite:./x.db' }).secretKey).toBeUndefined();
+  });
+
+  it('names the bad entry of a list', () => {
+    expect(configError({ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8, bogus/99' }).message).toContain('bogus/99');
+    expect(configError({ PLAN_QUOTAS: 'free:100,pro=5' }).message).toContain('pro=5');
+  });
+});
