@@ -61,10 +61,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.decorate('authRateLimiter', new RateLimiter(config.authRateLimit, () => services.clock.now().getTime()));
   installValidation(app);
   installErrorHandling(app);
-  installJsonParser(app);
+  installBodyParsers(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
+    // API answers carry keys and private data: no cache may keep them. Routes
+    // that may be cached (page assets) say so themselves.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 
   await app.register(swagger, {
@@ -88,9 +91,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(
     async (v1) => {
       installAuthentication(v1);
-      v1.addHook('onSend', async (_request, reply) => {
-        reply.header('cache-control', 'no-store');
-      });
       await v1.register(registerRoute);
       await v1.register(loginRoute);
       await v1.register(meRoute);
@@ -105,8 +105,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   return app;
 }
 
-/** JSON bodies, parsed safely (no __proto__ poisoning); an empty body is no body. */
-function installJsonParser(app: FastifyInstance): void {
+/**
+ * JSON bodies, parsed safely (no __proto__ poisoning); an empty body is no
+ * body. Fastify's text/plain parser is removed: a JSON body sent as text is a
+ * 415 like any other non-JSON type, not a confusing "body must be object".
+ */
+function installBodyParsers(app: FastifyInstance): void {
+  app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '') return done(null, undefined);

@@ -12,9 +12,6 @@ function makeAjv(options: Options): Ajv {
 }
 
 export function installValidation(app: FastifyInstance): void {
-  // Fastify parses text/plain by default; a JSON body sent as text would then
-  // fail as "body must be object". It is a 415, like any other non-JSON type.
-  app.removeContentTypeParser('text/plain');
   const bodyAjv = makeAjv({ coerceTypes: false, removeAdditional: false });
   const textAjv = makeAjv({ coerceTypes: true, removeAdditional: false });
   app.setValidatorCompiler(({ schema, httpPart }) =>

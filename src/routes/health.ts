@@ -15,6 +15,7 @@ export const healthRoute: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Liveness and database reachability; 503 when the database does not answer',
         tags: ['operations'],
+        security: [],
         response: { 200: Health, 503: Health },
       },
     },
