@@ -11,6 +11,7 @@ import { installErrorHandling } from './http/errors.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
 import type { Logger } from './logger.js';
+import type { SafeClient } from './net/safe-client.js';
 import { loginRoute } from './routes/auth/login.js';
 import { meRoute } from './routes/auth/me.js';
 import { registerRoute } from './routes/auth/register.js';
@@ -20,6 +21,8 @@ import { cancelPauseRoute } from './routes/pauses/cancel.js';
 import { createPauseRoute } from './routes/pauses/create.js';
 import { readPauseRoutes } from './routes/pauses/read.js';
 import { respondRoutes } from './routes/respond/respond.js';
+import { deliveryRoutes } from './routes/webhooks/deliveries.js';
+import { webhookRoutes } from './routes/webhooks/webhooks.js';
 import type { ServiceKeys } from './secrets.js';
 import type { PauseSignals } from './signals.js';
 import type { Store } from './store/store.js';
@@ -33,6 +36,8 @@ export interface Services {
   keys: ServiceKeys;
   logger: Logger;
   signals: PauseSignals;
+  /** The one SSRF-safe client for every outbound request. */
+  outbound: SafeClient;
   /** PUBLIC_BASE_URL, or the address the API listens on once it does. */
   publicBaseUrl: string;
 }
@@ -99,6 +104,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await v1.register(readPauseRoutes);
       await v1.register(cancelPauseRoute);
       await v1.register(respondRoutes);
+      await v1.register(webhookRoutes);
+      await v1.register(deliveryRoutes);
     },
     { prefix: '/v1' },
   );

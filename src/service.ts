@@ -3,10 +3,13 @@ import { buildApp, type Services } from './app.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import type { Logger } from './logger.js';
+import { createSafeClient } from './net/safe-client.js';
 import { deriveServiceKeys, resolveMasterSecret } from './secrets.js';
 import { PauseSignals } from './signals.js';
 import { migrateToLatest, openStore, type Store } from './store/store.js';
 import { Worker } from './worker/worker.js';
+
+const USER_AGENT = 'pausepoint-webhooks/1';
 
 // One running pausepoint: the database, the HTTP API and (by ROLE) the
 // background worker. main.ts runs one per process; tests run several.
@@ -22,7 +25,11 @@ export interface RunningService {
 export async function startService(
   config: Config,
   logger: Logger,
-  options: { clock?: Clock } = {},
+  options: {
+    clock?: Clock;
+    /** An extra CA the outbound client trusts (tests; production uses NODE_EXTRA_CA_CERTS). */
+    outboundCa?: string;
+  } = {},
 ): Promise<RunningService> {
   const store = openStore(config.database);
   try {
@@ -44,6 +51,11 @@ export async function startService(
       keys,
       logger,
       signals,
+      outbound: createSafeClient({
+        allowedNetworks: config.webhookAllowedNetworks,
+        userAgent: USER_AGENT,
+        ca: options.outboundCa,
+      }),
       publicBaseUrl: config.publicBaseUrl ?? `http://${hostForUrl(config.host)}:${config.port}`,
     };
     const app = await buildApp(services);
@@ -67,6 +79,7 @@ export async function startService(
         await signals.close(); // ends long-polls with the pause as it stands
         await app.close(); // stops accepting, lets in-flight requests finish
         await worker?.stop();
+        await services.outbound.close();
         await store.close();
       })();
       return stopping;

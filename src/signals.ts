@@ -10,6 +10,7 @@ import type { Store } from './store/store.js';
 // least once a second in case one was missed.
 
 export const PAUSE_CHANNEL = 'pausepoint_pause';
+const ANY_CHANGE = Symbol('any change');
 
 export class PauseSignals {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
@@ -26,9 +27,15 @@ export class PauseSignals {
     if (this.store.config.kind === 'postgres') await this.listen(this.store.config.url);
   }
 
-  /** Wakes local waiters of these pauses. */
+  /** Wakes local waiters of these pauses (and whoever listens for any change). */
   changed(pauseIds: Iterable<string>): void {
     for (const id of pauseIds) this.emitter.emit(id);
+    this.emitter.emit(ANY_CHANGE);
+  }
+
+  /** Calls `listener` after any pause changed, here or (on PostgreSQL) on another instance. */
+  onAnyChange(listener: () => void): void {
+    this.emitter.on(ANY_CHANGE, listener);
   }
 
   /** Resolves when the pause may have changed, after `ms`, or when closing. */
@@ -63,7 +70,7 @@ export class PauseSignals {
   private async listen(url: string): Promise<void> {
     const client = new pg.Client({ connectionString: url });
     client.on('notification', (message) => {
-      if (message.payload) this.emitter.emit(message.payload);
+      if (message.payload) this.changed([message.payload]);
     });
     client.on('error', (error) => {
       this.logger.warn({ err: error }, 'pause signal listener lost its connection; reconnecting');

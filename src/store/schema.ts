@@ -80,6 +80,36 @@ export interface IdempotencyKeysTable {
   created_at: string;
 }
 
+export interface WebhooksTable {
+  id: string;
+  developer_id: string;
+  mode: 'live' | 'test';
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  /** The signing secret, sealed with the at-rest key. */
+  secret_sealed: string;
+  created_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface DeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  developer_id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** When the next attempt is due (or the current claim's lease ends); null once done. */
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
 export interface Database {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
@@ -88,4 +118,6 @@ export interface Database {
   pauses: PausesTable;
   events: EventsTable;
   idempotency_keys: IdempotencyKeysTable;
+  webhooks: WebhooksTable;
+  deliveries: DeliveriesTable;
 }

@@ -2,7 +2,8 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import { eventPayload } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import { PAUSE_CHANNEL } from '../signals.js';
-import type { Database, EventType, PausesTable } from './schema.js';
+import { fanOut } from './deliveries.js';
+import type { Database, EventsTable, EventType, PausesTable } from './schema.js';
 import type { Store } from './store.js';
 
 // Every way a pause leaves `pending`, in one place. Each is a conditional
@@ -12,22 +13,20 @@ import type { Store } from './store.js';
 
 export type Pause = PausesTable;
 
+/** Writes the events of these transitions and their webhook deliveries: the outbox. */
 async function recordEvents(store: Store, trx: Transaction<Database>, type: EventType, pauses: Pause[], now: string) {
   if (pauses.length === 0) return;
-  await trx
-    .insertInto('events')
-    .values(
-      pauses.map((pause) => ({
-        id: newId('evt'),
-        pause_id: pause.id,
-        developer_id: pause.developer_id,
-        mode: pause.mode,
-        type,
-        payload: eventPayload(type, pause, now),
-        created_at: now,
-      })),
-    )
-    .execute();
+  const events: EventsTable[] = pauses.map((pause) => ({
+    id: newId('evt'),
+    pause_id: pause.id,
+    developer_id: pause.developer_id,
+    mode: pause.mode,
+    type,
+    payload: eventPayload(type, pause, now),
+    created_at: now,
+  }));
+  await trx.insertInto('events').values(events).execute();
+  await fanOut(trx, events);
   if (store.dialect === 'postgres') {
     // Delivered to every instance's listener when (and only if) this commits.
     for (const pause of pauses) await sql`select pg_notify(${PAUSE_CHANNEL}, ${pause.id})`.execute(trx);

@@ -1,4 +1,5 @@
 import type { Services } from '../app.js';
+import { deliverWebhooksTick } from './deliver-webhooks.js';
 import { expirePausesTick } from './expire-pauses.js';
 import { Loop } from './loop.js';
 
@@ -7,7 +8,10 @@ export class Worker {
   private readonly loops: Loop[];
 
   constructor(services: Services) {
-    this.loops = [new Loop('expire-pauses', expirePausesTick(services), services.logger)];
+    const deliveries = new Loop('deliver-webhooks', deliverWebhooksTick(services), services.logger);
+    this.loops = [new Loop('expire-pauses', expirePausesTick(services), services.logger), deliveries];
+    // A changed pause may have written deliveries: start them now, not at the next poll.
+    services.signals.onAnyChange(() => deliveries.wake());
   }
 
   start(): void {

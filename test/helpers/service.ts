@@ -22,6 +22,8 @@ export interface StartOptions {
   clock?: Clock;
   /** Reuse a database (e.g. to restart over the same data). */
   database?: TestDatabase;
+  /** A CA the service's outbound client trusts (the test HTTPS receiver's). */
+  outboundCa?: string;
 }
 
 export async function startTestService(options: StartOptions = {}): Promise<TestService> {
@@ -38,7 +40,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
   });
   const logs: string[] = [];
   const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
-  const service = await startService(config, logger, { clock: options.clock });
+  const service = await startService(config, logger, { clock: options.clock, outboundCa: options.outboundCa });
   if (!service.url) throw new Error('test service has no URL');
   return {
     ...service,

@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely';
 import * as accounts from './0001_accounts.js';
 import * as pauses from './0002_pauses.js';
+import * as webhooks from './0003_webhooks.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
   '0001_accounts': accounts,
   '0002_pauses': pauses,
+  '0003_webhooks': webhooks,
 };

@@ -1,0 +1,108 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { isoTime } from '../../domain/clock.js';
+import { ApiError, notFound } from '../../errors.js';
+import { keyHolderOf, type Principal } from '../../http/auth.js';
+import { errorResponses } from '../../http/schemas.js';
+import { requeueFailedDelivery } from '../../store/deliveries.js';
+import { DeliveryObject, presentDelivery, WebhookIdParams } from './schemas.js';
+
+const DeliveryList = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(DeliveryObject),
+  has_more: Type.Boolean(),
+});
+
+export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, clock, signals } = app.services;
+
+  const deliveries = () =>
+    store.db
+      .selectFrom('deliveries')
+      .innerJoin('events', 'events.id', 'deliveries.event_id')
+      .selectAll('deliveries')
+      .select(['events.type', 'events.pause_id']);
+
+  async function requireWebhook(holder: Principal & { mode: string }, webhookId: string) {
+    const webhook = await store.db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('id', '=', webhookId)
+      .where('developer_id', '=', holder.developerId)
+      .where('mode', '=', holder.mode as 'live' | 'test')
+      .executeTakeFirst();
+    if (!webhook) throw notFound('Webhook');
+  }
+
+  app.get(
+    '/webhooks/:webhook_id/deliveries',
+    {
+      schema: {
+        summary: "A webhook's deliveries, newest first",
+        tags: ['webhooks'],
+        params: WebhookIdParams,
+        querystring: Type.Object(
+          {
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+            starting_after: Type.Optional(Type.String({ maxLength: 64 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: DeliveryList, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const holder = keyHolderOf(request);
+      await requireWebhook(holder, request.params.webhook_id);
+      const limit = request.query.limit ?? 20;
+      let query = deliveries().where('deliveries.webhook_id', '=', request.params.webhook_id);
+      if (request.query.starting_after) query = query.where('deliveries.id', '<', request.query.starting_after);
+      const rows = await query
+        .orderBy('deliveries.id', 'desc')
+        .limit(limit + 1)
+        .execute();
+      return {
+        object: 'list' as const,
+        data: rows.slice(0, limit).map(presentDelivery),
+        has_more: rows.length > limit,
+      };
+    },
+  );
+
+  app.post(
+    '/webhooks/:webhook_id/deliveries/:delivery_id/retry',
+    {
+      schema: {
+        summary: 'Send a failed delivery again (same body, same signature)',
+        tags: ['webhooks'],
+        params: Type.Object({
+          webhook_id: Type.String({ maxLength: 64 }),
+          delivery_id: Type.String({ maxLength: 64 }),
+        }),
+        response: { 200: DeliveryObject, ...errorResponses(401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const holder = keyHolderOf(request);
+      const { webhook_id, delivery_id } = request.params;
+      await requireWebhook(holder, webhook_id);
+      const find = () =>
+        deliveries()
+          .where('deliveries.id', '=', delivery_id)
+          .where('deliveries.webhook_id', '=', webhook_id)
+          .executeTakeFirst();
+      const existing = await find();
+      if (!existing) throw notFound('Delivery');
+      if (!(await requeueFailedDelivery(store.db, delivery_id, isoTime(clock.now())))) {
+        throw new ApiError(
+          'delivery_not_failed',
+          `Only a failed delivery can be retried; this one is ${existing.status}.`,
+        );
+      }
+      signals.changed([existing.pause_id]);
+      const requeued = await find();
+      if (!requeued) throw notFound('Delivery');
+      return presentDelivery(requeued);
+    },
+  );
+};

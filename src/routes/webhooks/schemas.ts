@@ -1,0 +1,63 @@
+import Type from 'typebox';
+import { ModeSchema, Timestamp } from '../../http/schemas.js';
+import type { DeliveriesTable, WebhooksTable } from '../../store/schema.js';
+
+export const EVENT_TYPES = ['pause.responded', 'pause.timed_out', 'pause.cancelled'] as const;
+
+export const WebhookObject = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('webhook'),
+  mode: ModeSchema,
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  created_at: Timestamp,
+});
+
+export const DeliveryObject = Type.Object({
+  id: Type.String({ description: 'Also sent as X-Service-Delivery; stable across retries.' }),
+  object: Type.Literal('delivery'),
+  webhook_id: Type.String(),
+  event_id: Type.String(),
+  event: Type.String(),
+  pause_id: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  attempts: Type.Integer(),
+  last_status_code: Type.Union([Type.Integer(), Type.Null()]),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  next_attempt_at: Type.Union([Timestamp, Type.Null()]),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  completed_at: Type.Union([Timestamp, Type.Null()]),
+});
+
+export const WebhookIdParams = Type.Object({ webhook_id: Type.String({ maxLength: 64 }) });
+
+export function presentWebhook(row: Omit<WebhooksTable, 'secret_sealed' | 'developer_id'>) {
+  return {
+    id: row.id,
+    object: 'webhook' as const,
+    mode: row.mode,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    created_at: row.created_at,
+  };
+}
+
+export function presentDelivery(row: DeliveriesTable & { type: string; pause_id: string }) {
+  return {
+    id: row.id,
+    object: 'delivery' as const,
+    webhook_id: row.webhook_id,
+    event_id: row.event_id,
+    event: row.type,
+    pause_id: row.pause_id,
+    status: row.status,
+    attempts: Number(row.attempts),
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    next_attempt_at: row.next_attempt_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    completed_at: row.completed_at,
+  };
+}
