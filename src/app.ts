@@ -16,6 +16,8 @@ import { loginRoute } from './routes/auth/login.js';
 import { meRoute } from './routes/auth/me.js';
 import { registerRoute } from './routes/auth/register.js';
 import { rotateRoute } from './routes/auth/rotate.js';
+import { billingHistoryRoute } from './routes/billing/history.js';
+import { billingWebhookRoute } from './routes/billing/webhook.js';
 import { healthRoute } from './routes/health.js';
 import { cancelPauseRoute } from './routes/pauses/cancel.js';
 import { createPauseRoute } from './routes/pauses/create.js';
@@ -106,6 +108,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await v1.register(respondRoutes);
       await v1.register(webhookRoutes);
       await v1.register(deliveryRoutes);
+      await v1.register(billingHistoryRoute);
+      await v1.register(billingWebhookRoute);
     },
     { prefix: '/v1' },
   );

@@ -11,7 +11,7 @@ export interface KeySummary {
   created_at: string;
 }
 
-export type Developer = Omit<DevelopersTable, 'password_hash'>;
+export type Developer = Pick<DevelopersTable, 'id' | 'email' | 'plan' | 'created_at'>;
 
 export async function createDeveloper(
   db: Kysely<Database>,

@@ -8,6 +8,9 @@ export interface DevelopersTable {
   password_hash: string;
   plan: string;
   created_at: string;
+  payment_customer_id: string | null;
+  plan_status: string | null;
+  plan_event_created: number | null;
 }
 
 export interface ApiKeysTable {
@@ -110,6 +113,26 @@ export interface DeliveriesTable {
   completed_at: string | null;
 }
 
+export interface BillingEventsTable {
+  id: string;
+  type: string;
+  created: number;
+  developer_id: string | null;
+  outcome: string;
+  received_at: string;
+}
+
+export interface PlanChangesTable {
+  id: string;
+  developer_id: string;
+  from_plan: string;
+  to_plan: string;
+  status: string | null;
+  event_id: string;
+  event_type: string;
+  created_at: string;
+}
+
 export interface Database {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
@@ -120,4 +143,6 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;
+  billing_events: BillingEventsTable;
+  plan_changes: PlanChangesTable;
 }

@@ -47,7 +47,7 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
         now: isoTime(now),
         expiresAt: isoTime(new Date(now.getTime() + SESSION_TTL_MS)),
       });
-      const { password_hash: _, ...developer } = found;
+      const developer = { id: found.id, email: found.email, plan: found.plan, created_at: found.created_at };
       return { developer, keys: await listKeys(store.db, found.id), session };
     },
   );

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as accounts from './0001_accounts.js';
 import * as pauses from './0002_pauses.js';
 import * as webhooks from './0003_webhooks.js';
+import * as billing from './0004_billing.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
   '0001_accounts': accounts,
   '0002_pauses': pauses,
   '0003_webhooks': webhooks,
+  '0004_billing': billing,
 };

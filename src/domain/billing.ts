@@ -1,0 +1,90 @@
+import Stripe from 'stripe';
+
+// The payment provider's webhook: its signature scheme and what its events
+// mean for a developer's plan. Pure: no database here.
+
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/**
+ * Verifies `Payment-Signature: t=<unix>,v1=<hex>[,v1=…]` over the raw body with
+ * the provider's own library (HMAC-SHA256 of "t.body", constant-time, any v1
+ * may match, at most 300 s old). The library accepts any future timestamp; a
+ * signature dated more than the tolerance ahead is refused here as well.
+ */
+export function verifyPaymentSignature(rawBody: Buffer, header: string, secret: string, nowMs: number): boolean {
+  const scheme = Stripe.webhooks.signature;
+  if (!scheme) throw new Error('the payment library has no signature verifier');
+  try {
+    scheme.verifyHeader(rawBody, header, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, nowMs);
+  } catch {
+    return false;
+  }
+  const timestamp = Number(/(?:^|,)\s*t=(\d+)/.exec(header)?.[1]);
+  return Number.isFinite(timestamp) && timestamp - nowMs / 1000 <= SIGNATURE_TOLERANCE_SECONDS;
+}
+
+export interface ProviderEvent {
+  id: string;
+  type: string;
+  created: number;
+  object: Record<string, any>;
+}
+
+/** The provider event's fields we rely on, or null when it is not a usable event. */
+export function readProviderEvent(body: unknown): ProviderEvent | null {
+  const event = body as { id?: unknown; type?: unknown; created?: unknown; data?: { object?: unknown } } | null;
+  if (!event || typeof event !== 'object') return null;
+  if (typeof event.id !== 'string' || event.id.length === 0 || event.id.length > 255) return null;
+  if (typeof event.type !== 'string' || typeof event.created !== 'number') return null;
+  const object = event.data?.object;
+  if (!object || typeof object !== 'object') return null;
+  return { id: event.id, type: event.type, created: event.created, object: object as Record<string, any> };
+}
+
+/** What an event asks of us. */
+export type BillingIntent =
+  | { kind: 'checkout'; developerId: string | null; customerId: string | null; plan: string | null }
+  | {
+      kind: 'subscription';
+      customerId: string | null;
+      developerId: string | null;
+      plan: string;
+      status: string;
+      ended: boolean;
+    }
+  | { kind: 'ignore'; reason: string };
+
+const KEEPS_PLAN = new Set(['active', 'trialing']);
+const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
+
+export function interpret(event: ProviderEvent): BillingIntent {
+  const object = event.object;
+  switch (event.type) {
+    case 'checkout.session.completed':
+      return {
+        kind: 'checkout',
+        developerId: text(object.client_reference_id),
+        customerId: text(object.customer),
+        plan: text(object.metadata?.plan),
+      };
+    case 'customer.subscription.created':
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted': {
+      const ended = event.type === 'customer.subscription.deleted';
+      const status = ended ? 'canceled' : (text(object.status) ?? 'unknown');
+      const paidPlan = text(object.metadata?.plan) ?? text(object.items?.data?.[0]?.price?.lookup_key);
+      const plan = !ended && KEEPS_PLAN.has(status) ? paidPlan : 'free';
+      if (!plan) return { kind: 'ignore', reason: 'subscription names no plan (metadata.plan or price.lookup_key)' };
+      return {
+        kind: 'subscription',
+        customerId: text(object.customer),
+        developerId: text(object.metadata?.developer_id),
+        plan,
+        status,
+        ended,
+      };
+    }
+    default:
+      return { kind: 'ignore', reason: `event type ${event.type} is not used` };
+  }
+}

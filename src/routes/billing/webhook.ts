@@ -1,0 +1,80 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { type BillingIntent, interpret, readProviderEvent, verifyPaymentSignature } from '../../domain/billing.js';
+import { isoTime } from '../../domain/clock.js';
+import { ApiError } from '../../errors.js';
+import { errorResponses } from '../../http/schemas.js';
+import { applyBillingEvent } from '../../store/billing.js';
+
+// POST /v1/billing/webhook: the payment provider's events, authenticated by
+// the Payment-Signature header over the raw body (SPEC §4, §5.5). The body is
+// kept as bytes until the signature has been checked.
+
+const Received = Type.Object({
+  received: Type.Literal(true),
+  result: Type.Union([Type.Literal('applied'), Type.Literal('duplicate'), Type.Literal('ignored')]),
+});
+
+const badSignature = () =>
+  new ApiError(
+    'invalid_signature',
+    'The Payment-Signature header is missing, malformed, stale or does not match the body.',
+  );
+
+export const billingWebhookRoute: FastifyPluginAsyncTypebox = async (app) => {
+  const { config, clock, store, logger } = app.services;
+  // In this plugin's scope only: the signature is over the bytes as sent.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.post(
+    '/billing/webhook',
+    {
+      config: { auth: 'none' },
+      schema: {
+        summary: "The payment provider's events (verified by Payment-Signature)",
+        tags: ['billing'],
+        security: [],
+        headers: Type.Object({ 'payment-signature': Type.Optional(Type.String({ maxLength: 4096 })) }),
+        response: { 200: Received, ...errorResponses(400, 503) },
+      },
+    },
+    async (request) => {
+      const secret = config.paymentWebhookSecret;
+      if (!secret) {
+        throw new ApiError(
+          'not_configured',
+          'Billing is not configured on this server (PAYMENT_WEBHOOK_SECRET is unset).',
+        );
+      }
+      const raw = request.body;
+      const header = request.headers['payment-signature'];
+      if (!Buffer.isBuffer(raw) || !header) throw badSignature();
+      if (!verifyPaymentSignature(raw, header, secret, clock.now().getTime())) throw badSignature();
+
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw new ApiError('invalid_request', 'The body is not valid JSON.');
+      }
+      const event = readProviderEvent(parsed);
+      if (!event)
+        throw new ApiError('invalid_request', 'The body is not a payment event (id, type, created, data.object).');
+
+      let intent: BillingIntent = interpret(event);
+      if (intent.kind !== 'ignore' && intent.plan !== null && !config.planQuotas.has(intent.plan)) {
+        intent = { kind: 'ignore', reason: `plan "${intent.plan}" is not in PLAN_QUOTAS` };
+      }
+      const outcome = await applyBillingEvent(store, event, intent, isoTime(clock.now()));
+      const fields = { provider_event_id: event.id, type: event.type, result: outcome.result };
+      if (outcome.result === 'ignored') logger.info({ ...fields, reason: outcome.reason }, 'billing event ignored');
+      else
+        logger.info(
+          { ...fields, developer_id: 'developerId' in outcome ? outcome.developerId : undefined },
+          'billing event',
+        );
+      return { received: true as const, result: outcome.result };
+    },
+  );
+};
