@@ -36,6 +36,7 @@ button:disabled { opacity: .55; cursor: not-allowed; }
 .state.responded { color: var(--ok); } .state.timed_out { color: var(--warn); } .state.cancelled { color: var(--bad); }
 .answer { margin: .25rem 0; }
 .answer-text { white-space: pre-wrap; overflow-wrap: anywhere; border-left: 3px solid var(--line); padding-left: .75rem; }
+time { white-space: nowrap; }
 footer { margin-top: 1.5rem; color: var(--muted); font-size: .8rem; text-align: center; }
 `;
 
@@ -49,6 +50,8 @@ export const PAGE_JS = `
       var left = expiresAt - Date.now();
       if (left <= 0) {
         out.textContent = 'This request has expired.';
+        var note = document.querySelector('[data-expired-note]');
+        if (note) { note.hidden = false; note.textContent = 'Time is up: this request no longer takes answers.'; }
         document.querySelectorAll('form button').forEach(function (b) { b.disabled = true; });
         return;
       }

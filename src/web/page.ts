@@ -16,6 +16,7 @@ export function formatTimeLeft(ms: number): string {
 }
 
 const formatUtc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+const timeTag = (iso: string) => `<time datetime="${escapeHtml(iso)}">${formatUtc(iso)}</time>`;
 
 function layout(title: string, content: string): string {
   return `<!doctype html>
@@ -49,9 +50,16 @@ export interface PageState {
   error?: string;
 }
 
+const EYEBROW: Record<Question['status'], string> = {
+  pending: 'A decision is needed',
+  responded: 'Decision recorded',
+  timed_out: 'No longer open',
+  cancelled: 'No longer open',
+};
+
 export function renderQuestionPage(state: PageState): string {
   const { question } = state;
-  const parts = [`<p class="eyebrow">A decision is needed</p>`, `<h1>${escapeHtml(question.title)}</h1>`];
+  const parts = [`<p class="eyebrow">${EYEBROW[question.status]}</p>`, `<h1>${escapeHtml(question.title)}</h1>`];
   if (question.body) parts.push(`<p class="details">${escapeHtml(question.body)}</p>`);
   if (state.error) parts.push(`<p class="notice error" role="alert">${escapeHtml(state.error)}</p>`);
   parts.push(question.status === 'pending' ? answerForm(state) : outcome(state));
@@ -76,7 +84,8 @@ function answerForm(state: PageState): string {
   const confirm = preselected
     ? `<p class="notice" role="status">You picked <strong>${escapeHtml(preselected)}</strong>. Confirm it below, or choose another answer.</p>`
     : '';
-  return `<p class="time-left" data-expires-at="${escapeHtml(question.expires_at)}"><span data-countdown>Time left: ${formatTimeLeft(left)}</span> <span class="hint">(until <time datetime="${escapeHtml(question.expires_at)}">${formatUtc(question.expires_at)}</time>)</span></p>
+  return `<p class="time-left" data-expires-at="${escapeHtml(question.expires_at)}"><span data-countdown>Time left: ${formatTimeLeft(left)}</span> <span class="hint">(until ${timeTag(question.expires_at)})</span></p>
+<p class="notice" role="status" data-expired-note hidden></p>
 ${confirm}
 <form method="post" action="${escapeHtml(state.action)}" data-answer>
 ${text}
@@ -92,21 +101,22 @@ function outcome(state: PageState): string {
   const response = question.response;
   const lines: string[] = [];
   if (state.justAnswered) {
-    lines.push(`<p class="notice ok" role="status">Thank you — your answer was recorded.</p>`);
+    // Whoever opens this address sees it, so it says what happened, not who did it.
+    lines.push(`<p class="notice ok" role="status">Thank you — the answer has been recorded.</p>`);
   }
   switch (question.status) {
     case 'responded':
       lines.push(`<p class="state responded">Answered</p>`);
-      lines.push(`<p class="answer">The answer was <strong>${escapeHtml(response?.choice ?? '')}</strong>`);
-      if (response?.response_at)
-        lines.push(` at <time datetime="${response.response_at}">${formatUtc(response.response_at)}</time>.</p>`);
+      lines.push(
+        `<p class="answer">The answer was <strong>${escapeHtml(response?.choice ?? '')}</strong>` +
+          (response?.response_at ? ` at ${timeTag(response.response_at)}` : '') +
+          '.</p>',
+      );
       if (response?.text) lines.push(`<p class="answer-text">${escapeHtml(response.text)}</p>`);
       break;
     case 'timed_out':
       lines.push(`<p class="state timed_out">Expired</p>`);
-      lines.push(
-        `<p>No answer was given before <time datetime="${escapeHtml(question.expires_at)}">${formatUtc(question.expires_at)}</time>.</p>`,
-      );
+      lines.push(`<p>No answer was given before ${timeTag(question.expires_at)}.</p>`);
       if (response?.choice)
         lines.push(`<p>The default answer <strong>${escapeHtml(response.choice)}</strong> was applied.</p>`);
       break;
@@ -124,5 +134,13 @@ export function renderNotFoundPage(): string {
     'Link not valid',
     `<article class="card"><h1>This link is not valid</h1>
 <p>Check that the whole link was copied. If it came in a message, ask the sender for a new one.</p></article>`,
+  );
+}
+
+export function renderErrorPage(): string {
+  return layout(
+    'Something went wrong',
+    `<article class="card"><h1>Something went wrong</h1>
+<p>This page could not be shown just now. Please try again in a moment.</p></article>`,
   );
 }

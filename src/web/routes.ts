@@ -5,7 +5,7 @@ import Type from 'typebox';
 import { ApiError } from '../errors.js';
 import { pauseForToken, questionOf, submitAnswer } from '../routes/respond/answer.js';
 import { PAGE_CSS, PAGE_JS } from './assets.js';
-import { type PageState, renderNotFoundPage, renderQuestionPage } from './page.js';
+import { type PageState, renderErrorPage, renderNotFoundPage, renderQuestionPage } from './page.js';
 
 // The human's page at /r/{token}. A GET only shows (mail scanners and link
 // previews open links); answering takes a POST from the form. After a POST
@@ -24,7 +24,20 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
     .type('text/html; charset=utf-8');
 }
 
-const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+// Any token is looked at; one that is not genuine gets the not-found page.
+const TokenParams = Type.Object({ token: Type.String() });
+
+/** The page's wording for a refused answer: people answer questions, not "pauses". */
+function pageMessage(error: ApiError): string {
+  switch (error.code) {
+    case 'already_responded':
+      return 'This question has already been answered.';
+    case 'pause_closed':
+      return 'This question is closed: it expired or was withdrawn.';
+    default:
+      return error.message;
+  }
+}
 
 export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(formbody, { bodyLimit: 64 * 1024 });
@@ -61,10 +74,14 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         hide: true,
         params: TokenParams,
-        querystring: Type.Object({
-          choice: Type.Optional(Type.String({ maxLength: 100 })),
-          answered: Type.Optional(Type.String({ maxLength: 1 })),
-        }),
+        // Lenient: a link mangled by a mail client still shows the page.
+        querystring: Type.Object({ choice: Type.Optional(Type.String()), answered: Type.Optional(Type.String()) }),
+      },
+      errorHandler: (error, request, reply) => {
+        // A query string we cannot read (e.g. ?choice given twice) is ignored.
+        if ((error as FastifyError).validation) return render(reply, (request.params as { token: string }).token, {});
+        request.log.error({ err: error }, 'response page failed');
+        return pageHeaders(reply).code(500).send(renderErrorPage());
       },
     },
     (request, reply) =>
@@ -107,7 +124,7 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
         await submitAnswer(app, pause, { choice: request.body.choice, text: request.body.text });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        return render(reply, token, { error: error.message }, error.status);
+        return render(reply, token, { error: pageMessage(error) }, error.status);
       }
       return reply
         .code(303)
