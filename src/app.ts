@@ -18,6 +18,7 @@ import { registerRoute } from './routes/auth/register.js';
 import { rotateRoute } from './routes/auth/rotate.js';
 import { billingHistoryRoute } from './routes/billing/history.js';
 import { billingWebhookRoute } from './routes/billing/webhook.js';
+import { eventRoutes } from './routes/events/events.js';
 import { healthRoute } from './routes/health.js';
 import { cancelPauseRoute } from './routes/pauses/cancel.js';
 import { createPauseRoute } from './routes/pauses/create.js';
@@ -113,6 +114,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await v1.register(deliveryRoutes);
       await v1.register(billingHistoryRoute);
       await v1.register(billingWebhookRoute);
+      await v1.register(eventRoutes);
     },
     { prefix: '/v1' },
   );

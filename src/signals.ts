@@ -38,8 +38,13 @@ export class PauseSignals {
     this.emitter.on(ANY_CHANGE, listener);
   }
 
+  /** Resolves when any pause may have changed, after `ms`, or when closing. */
+  waitAny(ms: number): Promise<void> {
+    return this.wait(ANY_CHANGE, ms);
+  }
+
   /** Resolves when the pause may have changed, after `ms`, or when closing. */
-  wait(pauseId: string, ms: number): Promise<void> {
+  wait(pauseId: string | symbol, ms: number): Promise<void> {
     if (this.closed) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {

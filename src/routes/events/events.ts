@@ -1,0 +1,87 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { keyHolderOf } from '../../http/auth.js';
+import { errorResponses, Timestamp } from '../../http/schemas.js';
+
+// GET /v1/events: this developer's events in the key's mode, oldest first,
+// long-polled. It backs `pausepoint listen`, which forwards events to a local
+// receiver during development, so no public URL is needed.
+//
+// The cursor is a time, not an id: events from several instances may commit
+// slightly out of id order, so a reader asks again from a little before the
+// newest event it saw and skips the ids it already has.
+
+const MAX_WAIT_SECONDS = 60;
+const RECHECK_MS = 1000;
+
+const EventObject = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('event'),
+  type: Type.String(),
+  pause_id: Type.String(),
+  created_at: Timestamp,
+  payload: Type.Object({}, { additionalProperties: true, description: 'The exact webhook body (SPEC §6 envelope).' }),
+});
+
+const EventList = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(EventObject),
+  has_more: Type.Boolean(),
+});
+
+export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { store, signals } = app.services;
+
+  app.get(
+    '/events',
+    {
+      schema: {
+        summary: 'Events of this account and mode, oldest first; with ?wait=N, wait for the first one',
+        tags: ['events'],
+        querystring: Type.Object(
+          {
+            since: Type.Optional(Timestamp),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })),
+            wait: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_SECONDS })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: EventList, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const holder = keyHolderOf(request);
+      const limit = request.query.limit ?? 100;
+      const deadline = Date.now() + (request.query.wait ?? 0) * 1000;
+      for (;;) {
+        let query = store.db
+          .selectFrom('events')
+          .select(['id', 'type', 'pause_id', 'created_at', 'payload'])
+          .where('developer_id', '=', holder.developerId)
+          .where('mode', '=', holder.mode);
+        if (request.query.since) query = query.where('created_at', '>=', new Date(request.query.since).toISOString());
+        const rows = await query
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(limit + 1)
+          .execute();
+        const remaining = deadline - Date.now();
+        if (rows.length > 0 || remaining <= 0 || signals.isClosed) {
+          return {
+            object: 'list' as const,
+            has_more: rows.length > limit,
+            data: rows.slice(0, limit).map((row) => ({
+              id: row.id,
+              object: 'event' as const,
+              type: row.type,
+              pause_id: row.pause_id,
+              created_at: row.created_at,
+              payload: JSON.parse(row.payload),
+            })),
+          };
+        }
+        await signals.waitAny(Math.min(remaining, RECHECK_MS));
+      }
+    },
+  );
+};
