@@ -133,6 +133,30 @@ export interface PlanChangesTable {
   created_at: string;
 }
 
+export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'suppressed';
+
+export interface NotificationsTable {
+  id: string;
+  pause_id: string;
+  developer_id: string;
+  channel: 'email' | 'slack';
+  /** Shown to the developer: the address, or the Slack URL with its secret part masked. */
+  recipient: string;
+  /** The Slack webhook URL (a credential), sealed; null for email. */
+  target_sealed: string | null;
+  subject: string | null;
+  text_body: string;
+  html_body: string | null;
+  status: NotificationStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
 export interface Database {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
@@ -145,4 +169,5 @@ export interface Database {
   deliveries: DeliveriesTable;
   billing_events: BillingEventsTable;
   plan_changes: PlanChangesTable;
+  notifications: NotificationsTable;
 }

@@ -4,7 +4,7 @@ import { isoTime } from '../../domain/clock.js';
 import { ApiError, notFound } from '../../errors.js';
 import { keyHolderOf, type Principal } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
-import { requeueFailedDelivery } from '../../store/deliveries.js';
+import { requeueFailed } from '../../store/outbox.js';
 import { DeliveryObject, presentDelivery, WebhookIdParams } from './schemas.js';
 
 const DeliveryList = Type.Object({
@@ -93,7 +93,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           .executeTakeFirst();
       const existing = await find();
       if (!existing) throw notFound('Delivery');
-      if (!(await requeueFailedDelivery(store.db, delivery_id, isoTime(clock.now())))) {
+      if (!(await requeueFailed(store.db, 'deliveries', delivery_id, isoTime(clock.now())))) {
         throw new ApiError(
           'delivery_not_failed',
           `Only a failed delivery can be retried; this one is ${existing.status}.`,

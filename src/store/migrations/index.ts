@@ -3,6 +3,7 @@ import * as accounts from './0001_accounts.js';
 import * as pauses from './0002_pauses.js';
 import * as webhooks from './0003_webhooks.js';
 import * as billing from './0004_billing.js';
+import * as notifications from './0005_notifications.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002_pauses': pauses,
   '0003_webhooks': webhooks,
   '0004_billing': billing,
+  '0005_notifications': notifications,
 };

@@ -1,0 +1,73 @@
+import type { Services } from '../app.js';
+import { isoTime } from '../domain/clock.js';
+import { type AttemptOutcome, type Claim, claimDue, nextDue, type OutboxTable, settle } from '../store/outbox.js';
+
+// One tick of an outbox queue (webhook deliveries, notifications): claim due
+// rows, attempt each, settle each. A failure is retried after the next gap of
+// the retry schedule; when the schedule is used up the row is failed.
+
+/** A claim outlives any attempt (5 s for HTTP) with room to spare; a crashed worker's claims fall due after it. */
+export const LEASE_MS = 10_000;
+const MAX_SLEEP_MS = 1000;
+
+export type AttemptResult =
+  | { ok: true; statusCode: number | null }
+  | { ok: false; statusCode: number | null; error: string };
+
+export interface OutboxSpec<T extends Claim> {
+  table: OutboxTable;
+  batchSize: number;
+  load(claims: Claim[]): Promise<T[]>;
+  attempt(item: T): Promise<AttemptResult>;
+  /** Called once a row has failed for good. */
+  failed(item: T, error: string): void;
+}
+
+/** What happens after an attempt: done, again after the next gap, or failed for good. */
+export function outcomeOf(result: AttemptResult, attempts: number, schedule: number[], now: Date): AttemptOutcome {
+  if (result.ok) return { kind: 'succeeded', statusCode: result.statusCode };
+  const gap = schedule[attempts - 1];
+  if (gap === undefined) return { kind: 'failed', statusCode: result.statusCode, error: result.error };
+  return {
+    kind: 'retry',
+    statusCode: result.statusCode,
+    error: result.error,
+    nextAttemptAt: isoTime(new Date(now.getTime() + gap)),
+  };
+}
+
+export function outboxTick<T extends Claim>(
+  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config'>,
+  spec: OutboxSpec<T>,
+) {
+  const { store, clock, logger, config } = services;
+
+  async function run(item: T): Promise<void> {
+    const result = await spec.attempt(item);
+    const now = clock.now();
+    const outcome = outcomeOf(result, item.attempts, config.webhookRetryScheduleMs, now);
+    const settled = await settle(store.db, spec.table, item, outcome, isoTime(now));
+    if (settled && outcome.kind === 'failed') spec.failed(item, outcome.error);
+  }
+
+  return async (): Promise<number> => {
+    const now = clock.now();
+    const claims = await claimDue(store, spec.table, {
+      now: isoTime(now),
+      leaseUntil: isoTime(new Date(now.getTime() + LEASE_MS)),
+      limit: spec.batchSize,
+    });
+    const items = await spec.load(claims);
+    await Promise.all(
+      items.map((item) =>
+        run(item).catch((error) =>
+          logger.error({ err: error, table: spec.table, id: item.id }, 'outbox attempt could not be recorded'),
+        ),
+      ),
+    );
+    if (claims.length === spec.batchSize) return 0;
+    const next = await nextDue(store.db, spec.table);
+    if (next === null) return MAX_SLEEP_MS;
+    return Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(next) - clock.now().getTime()));
+  };
+}
