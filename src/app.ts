@@ -12,6 +12,7 @@ import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
 import type { Logger } from './logger.js';
 import type { SafeClient } from './net/safe-client.js';
+import type { Mailer } from './notify/mailer.js';
 import { loginRoute } from './routes/auth/login.js';
 import { meRoute } from './routes/auth/me.js';
 import { registerRoute } from './routes/auth/register.js';
@@ -22,6 +23,7 @@ import { eventRoutes } from './routes/events/events.js';
 import { healthRoute } from './routes/health.js';
 import { cancelPauseRoute } from './routes/pauses/cancel.js';
 import { createPauseRoute } from './routes/pauses/create.js';
+import { notificationRoutes } from './routes/pauses/notifications.js';
 import { readPauseRoutes } from './routes/pauses/read.js';
 import { respondRoutes } from './routes/respond/respond.js';
 import { deliveryRoutes } from './routes/webhooks/deliveries.js';
@@ -39,6 +41,8 @@ export interface Services {
   keys: ServiceKeys;
   logger: Logger;
   signals: PauseSignals;
+  /** Email through SMTP; undefined when SMTP_URL and EMAIL_FROM are not set. */
+  mailer: Mailer | undefined;
   /** The one SSRF-safe client for every outbound request. */
   outbound: SafeClient;
   /** PUBLIC_BASE_URL, or the address the API listens on once it does. */
@@ -109,6 +113,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await v1.register(createPauseRoute);
       await v1.register(readPauseRoutes);
       await v1.register(cancelPauseRoute);
+      await v1.register(notificationRoutes);
       await v1.register(respondRoutes);
       await v1.register(webhookRoutes);
       await v1.register(deliveryRoutes);

@@ -63,6 +63,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const smtpUrl = read('SMTP_URL');
   if (smtpUrl !== undefined) parseUrl('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
+  const emailFrom = read('EMAIL_FROM');
+  if (smtpUrl !== undefined && emailFrom === undefined) {
+    throw new ConfigError('EMAIL_FROM', 'is required when SMTP_URL is set (e.g. "pausepoint <approvals@example.com>")');
+  }
 
   return {
     port,
@@ -71,7 +75,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: optional(read('PUBLIC_BASE_URL'), parsePublicBaseUrl),
     secretKey,
     smtpUrl,
-    emailFrom: read('EMAIL_FROM'),
+    emailFrom,
     paymentWebhookSecret: read('PAYMENT_WEBHOOK_SECRET'),
     planQuotas: parsePlanQuotas(read('PLAN_QUOTAS') ?? 'free:100,pro:10000,scale:100000'),
     webhookRetryScheduleMs: parseRetrySchedule(read('WEBHOOK_RETRY_SCHEDULE_MS') ?? '30000,60000,120000'),

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import type { Logger } from './logger.js';
 import { createSafeClient } from './net/safe-client.js';
+import { createMailer } from './notify/mailer.js';
 import { deriveServiceKeys, resolveMasterSecret } from './secrets.js';
 import { PauseSignals } from './signals.js';
 import { migrateToLatest, openStore, type Store } from './store/store.js';
@@ -56,6 +57,7 @@ export async function startService(
         userAgent: USER_AGENT,
         ca: options.outboundCa,
       }),
+      mailer: createMailer(config),
       publicBaseUrl: config.publicBaseUrl ?? `http://${hostForUrl(config.host)}:${config.port}`,
     };
     const app = await buildApp(services);
@@ -80,6 +82,7 @@ export async function startService(
         await app.close(); // stops accepting, lets in-flight requests finish
         await worker?.stop();
         await services.outbound.close();
+        services.mailer?.close();
         await store.close();
       })();
       return stopping;

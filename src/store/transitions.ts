@@ -27,10 +27,21 @@ async function recordEvents(store: Store, trx: Transaction<Database>, type: Even
   }));
   await trx.insertInto('events').values(events).execute();
   await fanOut(trx, events);
-  if (store.dialect === 'postgres') {
-    // Delivered to every instance's listener when (and only if) this commits.
-    for (const pause of pauses) await sql`select pg_notify(${PAUSE_CHANNEL}, ${pause.id})`.execute(trx);
-  }
+  await announce(
+    store,
+    trx,
+    pauses.map((pause) => pause.id),
+  );
+}
+
+/**
+ * On PostgreSQL, tells every instance's listener that these pauses changed,
+ * when (and only if) the transaction commits. In-process waiters are woken by
+ * the caller after the commit (PauseSignals.changed).
+ */
+export async function announce(store: Store, trx: Transaction<Database>, pauseIds: string[]): Promise<void> {
+  if (store.dialect !== 'postgres') return;
+  for (const id of pauseIds) await sql`select pg_notify(${PAUSE_CHANNEL}, ${id})`.execute(trx);
 }
 
 /** A human's answer; loses to any earlier outcome and to expires_at. */

@@ -2,6 +2,7 @@ import type { Services } from '../app.js';
 import { deliverWebhooksTick } from './deliver-webhooks.js';
 import { expirePausesTick } from './expire-pauses.js';
 import { Loop } from './loop.js';
+import { sendNotificationsTick } from './send-notifications.js';
 
 /** The background work of an instance (ROLE=all or worker). */
 export class Worker {
@@ -9,9 +10,14 @@ export class Worker {
 
   constructor(services: Services) {
     const deliveries = new Loop('deliver-webhooks', deliverWebhooksTick(services), services.logger);
-    this.loops = [new Loop('expire-pauses', expirePausesTick(services), services.logger), deliveries];
-    // A changed pause may have written deliveries: start them now, not at the next poll.
-    services.signals.onAnyChange(() => deliveries.wake());
+    const notifications = new Loop('send-notifications', sendNotificationsTick(services), services.logger);
+    this.loops = [new Loop('expire-pauses', expirePausesTick(services), services.logger), deliveries, notifications];
+    // A pause that changed or was created may have written deliveries or
+    // notifications: start them now, not at the next poll.
+    services.signals.onAnyChange(() => {
+      deliveries.wake();
+      notifications.wake();
+    });
   }
 
   start(): void {

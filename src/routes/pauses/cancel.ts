@@ -3,6 +3,7 @@ import { isoTime } from '../../domain/clock.js';
 import { ApiError, notFound } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
+import { notificationsOf } from '../../store/notifications.js';
 import { getOwnedPause } from '../../store/pauses.js';
 import { cancelPause } from '../../store/transitions.js';
 import { PauseIdParams, PauseObject, presentPause } from './schemas.js';
@@ -30,7 +31,7 @@ export const cancelPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
       });
       if (cancelled) {
         signals.changed([cancelled.id]);
-        return presentPause(app, cancelled);
+        return presentPause(app, cancelled, (await notificationsOf(store.db, [cancelled.id])).get(cancelled.id));
       }
       const existing = await getOwnedPause(store.db, owner, request.params.id);
       if (!existing) throw notFound('Pause');

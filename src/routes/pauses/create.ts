@@ -12,8 +12,10 @@ import { getDeveloper } from '../../store/accounts.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import type { Owner } from '../../store/pauses.js';
 import type { PausesTable } from '../../store/schema.js';
+import { announce } from '../../store/transitions.js';
 import { consumeLivePause } from '../../store/usage.js';
-import { PauseObject, type PauseObjectType, presentPause } from './schemas.js';
+import { planNotifications } from './notify.js';
+import { PauseObject, type PauseObjectType, presentPause, responseUrl } from './schemas.js';
 
 const CreatePause = Type.Object(
   {
@@ -109,7 +111,7 @@ function canonicalJson(value: unknown): string {
 }
 
 export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, clock, config } = app.services;
+  const { store, clock, config, signals } = app.services;
 
   async function findReplay(owner: Owner, key: string, requestHash: string, now: Date) {
     const prior = await store.db
@@ -143,12 +145,6 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
       const owner: Owner = { developerId: holder.developerId, mode: holder.mode };
       const now = clock.now();
       const row = buildRow(owner, request.body, now);
-      if (owner.mode === 'live' && row.notify) {
-        throw new ApiError(
-          'channel_unavailable',
-          'This server does not send human notifications yet; share response_url yourself.',
-        );
-      }
 
       const idempotencyKey = request.headers['idempotency-key'];
       const requestHash = sha256Hex(canonicalJson(request.body));
@@ -161,11 +157,22 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
             .send(replay.body);
       }
 
-      const created = presentPause(app, row);
+      const notifications = await planNotifications(
+        app,
+        owner.mode,
+        row,
+        request.body.notify,
+        responseUrl(app, row.id),
+      );
+      const created = presentPause(app, row, notifications);
       try {
         await store.db.transaction().execute(async (trx) => {
           if (owner.mode === 'live') await chargeQuota(trx, owner, now);
           await trx.insertInto('pauses').values(row).execute();
+          if (notifications.length > 0) {
+            await trx.insertInto('notifications').values(notifications).execute();
+            await announce(store, trx, [row.id]);
+          }
           if (idempotencyKey) {
             // A key older than the window is free to be used again. A fresh
             // one is left alone, so a concurrent twin fails on the primary key.
@@ -202,6 +209,7 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
         }
         throw error;
       }
+      if (notifications.length > 0) signals.changed([row.id]); // start sending now
       return reply.code(201).send(created);
     },
   );

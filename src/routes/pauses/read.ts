@@ -4,6 +4,7 @@ import { isoTime } from '../../domain/clock.js';
 import { notFound } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
+import { notificationsOf } from '../../store/notifications.js';
 import { getOwnedPause, listPauses, type Owner } from '../../store/pauses.js';
 import { PauseIdParams, PauseObject, PauseStatusSchema, presentPause } from './schemas.js';
 
@@ -43,7 +44,9 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (!row) throw notFound('Pause');
         const pause = presentPause(app, row);
         const remaining = deadline - Date.now();
-        if (pause.status !== 'pending' || remaining <= 0 || signals.isClosed) return pause;
+        if (pause.status !== 'pending' || remaining <= 0 || signals.isClosed) {
+          return presentPause(app, row, (await notificationsOf(store.db, [row.id])).get(row.id));
+        }
         // Wake for a change, at expiry, or to re-check.
         const untilExpiry = Date.parse(row.expires_at) - clock.now().getTime();
         await signals.wait(row.id, Math.max(1, Math.min(remaining, RECHECK_MS, untilExpiry)));
@@ -82,7 +85,15 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
           now: isoTime(clock.now()),
         },
       );
-      return { object: 'list' as const, data: rows.map((row) => presentPause(app, row)), has_more: hasMore };
+      const notifications = await notificationsOf(
+        store.db,
+        rows.map((row) => row.id),
+      );
+      return {
+        object: 'list' as const,
+        data: rows.map((row) => presentPause(app, row, notifications.get(row.id))),
+        has_more: hasMore,
+      };
     },
   );
 };

@@ -4,7 +4,9 @@ import { isoTime } from '../../domain/clock.js';
 import { outcomeOf } from '../../domain/pause.js';
 import { responseToken } from '../../domain/response-token.js';
 import { ModeSchema, Timestamp } from '../../http/schemas.js';
+import type { NotificationSummary } from '../../store/notifications.js';
 import type { PausesTable } from '../../store/schema.js';
+import { presentNotification } from './notify.js';
 
 export const PauseStatusSchema = Type.Union([
   Type.Literal('pending'),
@@ -38,7 +40,22 @@ export const PauseObject = Type.Object({
   metadata: Type.Object({}, { additionalProperties: true }),
   response_url: Type.String({ description: 'The response page for the human: PUBLIC_BASE_URL/r/{token}' }),
   response: ResponseSchema,
-  notifications: Type.Array(Type.Object({}, { additionalProperties: true })),
+  notifications: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      channel: Type.Union([Type.Literal('email'), Type.Literal('slack')]),
+      to: Type.String({ description: 'The address, or the Slack URL with its secret part hidden.' }),
+      status: Type.Union([
+        Type.Literal('pending'),
+        Type.Literal('sent'),
+        Type.Literal('failed'),
+        Type.Literal('suppressed'),
+      ]),
+      attempts: Type.Integer(),
+      last_error: Type.Union([Type.String(), Type.Null()]),
+      sent_at: Type.Union([Timestamp, Type.Null()]),
+    }),
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -50,7 +67,11 @@ export function responseUrl(app: FastifyInstance, pauseId: string): string {
 }
 
 /** The pause as the API returns it. */
-export function presentPause(app: FastifyInstance, row: PausesTable): PauseObjectType {
+export function presentPause(
+  app: FastifyInstance,
+  row: PausesTable,
+  notifications: NotificationSummary[] = [],
+): PauseObjectType {
   const { status, response } = outcomeOf(row, isoTime(app.services.clock.now()));
   return {
     id: row.id,
@@ -66,7 +87,7 @@ export function presentPause(app: FastifyInstance, row: PausesTable): PauseObjec
     metadata: JSON.parse(row.metadata),
     response_url: responseUrl(app, row.id),
     response,
-    notifications: [],
+    notifications: notifications.map(presentNotification),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

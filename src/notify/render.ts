@@ -1,0 +1,103 @@
+// What a human receives: an email (plain text and HTML) or a Slack message.
+// Only the question: never metadata or anything about the developer. Each
+// option links to the response page with that option preselected; the page
+// still asks to confirm, because a GET never answers.
+
+export interface Question {
+  title: string;
+  body: string | null;
+  options: string[];
+  expiresAt: string;
+  responseUrl: string;
+}
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const escapeHtml = (value: string): string =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+const oneLine = (value: string) => value.replace(/\s+/g, ' ').trim();
+const formatUtc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+export const choiceLink = (responseUrl: string, option: string) =>
+  `${responseUrl}?choice=${encodeURIComponent(option)}`;
+
+export function renderEmail(question: Question): RenderedEmail {
+  const subject = `Decision needed: ${oneLine(question.title).slice(0, 150)}`;
+  const text = [
+    question.title,
+    '',
+    ...(question.body ? [question.body, ''] : []),
+    'Choose an answer (you will confirm it on the page):',
+    ...question.options.map((option) => `- ${option}: ${choiceLink(question.responseUrl, option)}`),
+    '',
+    `Or open the question: ${question.responseUrl}`,
+    `This request expires at ${formatUtc(question.expiresAt)}.`,
+  ].join('\n');
+
+  const buttons = question.options
+    .map(
+      (option) =>
+        `<a href="${escapeHtml(choiceLink(question.responseUrl, option))}" style="display:inline-block;margin:0 8px 8px 0;padding:10px 18px;border:1px solid #1f5fd1;border-radius:6px;color:#1f5fd1;text-decoration:none;font-weight:600">${escapeHtml(option)}</a>`,
+    )
+    .join('');
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head>
+<body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1d21">
+<div style="max-width:560px;margin:0 auto;background:#fff;border:1px solid #d9dde3;border-radius:10px;padding:24px">
+<p style="margin:0 0 8px;color:#5d6470;font-size:13px;text-transform:uppercase;letter-spacing:.04em">A decision is needed</p>
+<h1 style="margin:0 0 12px;font-size:20px;line-height:1.3">${escapeHtml(question.title)}</h1>
+${question.body ? `<p style="margin:0 0 16px;white-space:pre-wrap">${escapeHtml(question.body)}</p>` : ''}
+<p style="margin:0 0 8px;font-weight:600">Choose an answer</p>
+<div>${buttons}</div>
+<p style="margin:16px 0 0;font-size:14px;color:#5d6470">You will confirm your choice on the page. <a href="${escapeHtml(question.responseUrl)}" style="color:#1f5fd1">Open the question</a>. This request expires at ${formatUtc(question.expiresAt)}.</p>
+</div>
+<p style="text-align:center;color:#5d6470;font-size:12px">Sent with pausepoint</p>
+</body></html>`;
+  return { subject, text, html };
+}
+
+/** Slack's mrkdwn needs &, < and > escaped; everything else is shown as typed. */
+const escapeSlack = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** An incoming-webhook message: the question and a button to the response page. */
+export function renderSlack(question: Question): string {
+  const title = escapeSlack(oneLine(question.title));
+  const details = question.body ? `\n${escapeSlack(question.body.slice(0, 2500))}` : '';
+  return JSON.stringify({
+    text: `Decision needed: ${title}`,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: `*Decision needed: ${title}*${details}` } },
+      {
+        type: 'context',
+        elements: [
+          {
+            type: 'mrkdwn',
+            text: `Options: ${question.options.map(escapeSlack).join(' · ')} — expires ${formatUtc(question.expiresAt)}`,
+          },
+        ],
+      },
+      {
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            text: { type: 'plain_text', text: 'Answer' },
+            style: 'primary',
+            url: question.responseUrl,
+          },
+        ],
+      },
+    ],
+  });
+}
+
+/** A Slack webhook URL is a credential: show its host and the start of its path only. */
+export function maskUrl(raw: string): string {
+  const url = new URL(raw);
+  const [first] = url.pathname.split('/').filter(Boolean);
+  return `${url.protocol}//${url.host}/${first ? `${first}/` : ''}…`;
+}

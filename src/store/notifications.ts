@@ -1,0 +1,48 @@
+import type { Kysely } from 'kysely';
+import type { Claim } from './outbox.js';
+import type { Database, NotificationsTable } from './schema.js';
+
+// Human notifications of a pause: written with it, sent by the outbox worker.
+
+export type NotificationSummary = Pick<
+  NotificationsTable,
+  'id' | 'pause_id' | 'channel' | 'recipient' | 'status' | 'attempts' | 'last_error' | 'completed_at'
+>;
+
+/** The notifications of these pauses, grouped by pause. */
+export async function notificationsOf(
+  db: Kysely<Database>,
+  pauseIds: string[],
+): Promise<Map<string, NotificationSummary[]>> {
+  const byPause = new Map<string, NotificationSummary[]>();
+  if (pauseIds.length === 0) return byPause;
+  const rows = await db
+    .selectFrom('notifications')
+    .select(['id', 'pause_id', 'channel', 'recipient', 'status', 'attempts', 'last_error', 'completed_at'])
+    .where('pause_id', 'in', pauseIds)
+    .orderBy('id')
+    .execute();
+  for (const row of rows) byPause.set(row.pause_id, [...(byPause.get(row.pause_id) ?? []), row]);
+  return byPause;
+}
+
+export type NotificationToSend = Claim &
+  Pick<
+    NotificationsTable,
+    'channel' | 'recipient' | 'target_sealed' | 'subject' | 'text_body' | 'html_body' | 'pause_id'
+  >;
+
+export async function loadNotifications(db: Kysely<Database>, claims: Claim[]): Promise<NotificationToSend[]> {
+  if (claims.length === 0) return [];
+  const rows = await db
+    .selectFrom('notifications')
+    .select(['id', 'pause_id', 'channel', 'recipient', 'target_sealed', 'subject', 'text_body', 'html_body'])
+    .where(
+      'id',
+      'in',
+      claims.map((claim) => claim.id),
+    )
+    .execute();
+  const attempts = new Map(claims.map((claim) => [claim.id, claim.attempts]));
+  return rows.map((row) => ({ ...row, attempts: attempts.get(row.id) ?? 1 }));
+}

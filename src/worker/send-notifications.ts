@@ -1,0 +1,45 @@
+import type { Services } from '../app.js';
+import { unseal } from '../domain/sealed.js';
+import { loadNotifications } from '../store/notifications.js';
+import { outboxTick } from './outbox-worker.js';
+
+// Sends live notifications: email through SMTP, Slack through the SSRF-safe
+// client. Test-mode notifications are written as `suppressed` and never get here.
+
+export const BATCH_SIZE = 32;
+
+export function sendNotificationsTick(
+  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'mailer'>,
+) {
+  const { store, logger, keys, outbound, mailer } = services;
+  return outboxTick(services, {
+    table: 'notifications',
+    batchSize: BATCH_SIZE,
+    load: (claims) => loadNotifications(store.db, claims),
+    async attempt(notification) {
+      if (notification.channel === 'email') {
+        if (!mailer) return { ok: false, statusCode: null, error: 'email is not configured on this server' };
+        const sent = await mailer.send(notification.recipient, {
+          subject: notification.subject ?? '',
+          text: notification.text_body,
+          html: notification.html_body ?? '',
+        });
+        return sent.ok ? { ok: true, statusCode: null } : sent;
+      }
+      const url = unseal(keys.atRest, notification.target_sealed ?? '');
+      const result = await outbound.post(url, notification.text_body, { 'content-type': 'application/json' });
+      if (result.ok && result.status >= 200 && result.status < 300) return { ok: true, statusCode: result.status };
+      return {
+        ok: false,
+        statusCode: result.status ?? null,
+        error: result.ok ? `HTTP ${result.status}` : result.error,
+      };
+    },
+    failed(notification, error) {
+      logger.error(
+        { notification_id: notification.id, pause_id: notification.pause_id, channel: notification.channel, error },
+        'notification failed after its last retry',
+      );
+    },
+  });
+}
