@@ -67,7 +67,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     // Response tokens are ~76 characters; a link padded by a mail client must
     // still reach the route (and its 404), not Fastify's bare 414.
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
     trustProxy: config.trustProxy,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();

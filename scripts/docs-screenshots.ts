@@ -1,0 +1,65 @@
+// Renders the pictures in docs/: the notification email and the response page,
+// as a recipient sees them, from a real service in test mode.
+// Run: npx tsx scripts/docs-screenshots.ts
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { startService } from '../src/service.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'pausepoint-docs-'));
+const service = await startService(
+  loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, PORT: '0', LOG_LEVEL: 'warn' }),
+  createLogger('warn'),
+);
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+});
+try {
+  const base = service.url!;
+  const post = async (path: string, body: unknown, key?: string) => {
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    return (await response.json()) as any;
+  };
+  const account = await post('/v1/auth/register', { email: 'docs@example.com', password: 'documentation' });
+  const pause = await post(
+    '/v1/pause',
+    {
+      title: 'Deploy v2.4.1 to production?',
+      body: 'Changes: 14 commits, 2 database migrations.\nRollback: redeploy v2.4.0.',
+      options: ['approve', 'reject'],
+      allow_text: true,
+      expires_in: 5400,
+      notify: { email: ['ops@example.com'] },
+    },
+    account.keys.test,
+  );
+  const notification = await (
+    await fetch(`${base}/v1/pause/${pause.id}/notifications/${pause.notifications[0].id}`, {
+      headers: { authorization: `Bearer ${account.keys.test}` },
+    })
+  ).json();
+
+  const page = await browser.newPage({ viewport: { width: 640, height: 560 } });
+  await page.setContent(notification.html);
+  await page.screenshot({ path: 'docs/email.png', fullPage: true });
+  const phone = await browser.newPage({ viewport: { width: 390, height: 760 } });
+  await phone.goto(pause.response_url);
+  await phone.screenshot({ path: 'docs/response-page.png', fullPage: true });
+  await phone.fill('textarea', 'Go ahead.');
+  await phone.click('button[value="approve"]');
+  await phone.waitForURL(/answered=1/);
+  await phone.screenshot({ path: 'docs/response-page-answered.png', fullPage: true });
+  console.log('wrote docs/email.png, docs/response-page.png, docs/response-page-answered.png');
+} finally {
+  await browser.close();
+  await service.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
