@@ -11,6 +11,7 @@ import { installErrorHandling } from './http/errors.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
 import type { SafeClient } from './net/safe-client.js';
 import type { Mailer } from './notify/mailer.js';
 import { loginRoute } from './routes/auth/login.js';
@@ -21,6 +22,7 @@ import { billingHistoryRoute } from './routes/billing/history.js';
 import { billingWebhookRoute } from './routes/billing/webhook.js';
 import { eventRoutes } from './routes/events/events.js';
 import { healthRoute } from './routes/health.js';
+import { installMetrics } from './routes/metrics.js';
 import { cancelPauseRoute } from './routes/pauses/cancel.js';
 import { createPauseRoute } from './routes/pauses/create.js';
 import { notificationRoutes } from './routes/pauses/notifications.js';
@@ -45,6 +47,7 @@ export interface Services {
   mailer: Mailer | undefined;
   /** The one SSRF-safe client for every outbound request. */
   outbound: SafeClient;
+  metrics: Metrics;
   /** PUBLIC_BASE_URL, or the address the API listens on once it does. */
   publicBaseUrl: string;
 }
@@ -101,6 +104,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  installMetrics(app);
   await app.register(healthRoute);
   await app.register(responsePage);
   await app.register(

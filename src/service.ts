@@ -3,6 +3,7 @@ import { buildApp, type Services } from './app.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import type { Logger } from './logger.js';
+import { Metrics } from './metrics.js';
 import { createSafeClient } from './net/safe-client.js';
 import { createMailer } from './notify/mailer.js';
 import { deriveServiceKeys, resolveMasterSecret } from './secrets.js';
@@ -45,10 +46,12 @@ export async function startService(
     }
     const signals = new PauseSignals(store, logger);
     await signals.start();
+    const clock = options.clock ?? systemClock;
     const services: Services = {
       config,
       store,
-      clock: options.clock ?? systemClock,
+      clock,
+      metrics: new Metrics(store, clock),
       keys,
       logger,
       signals,

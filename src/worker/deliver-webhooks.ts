@@ -15,7 +15,7 @@ export function signatureHeader(secret: string, body: string): string {
 }
 
 export function deliverWebhooksTick(
-  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound'>,
+  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'metrics'>,
 ) {
   const { store, logger, keys, outbound } = services;
   return outboxTick(services, {

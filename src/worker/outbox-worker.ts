@@ -37,16 +37,17 @@ export function outcomeOf(result: AttemptResult, attempts: number, schedule: num
 }
 
 export function outboxTick<T extends Claim>(
-  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config'>,
+  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config' | 'metrics'>,
   spec: OutboxSpec<T>,
 ) {
-  const { store, clock, logger, config } = services;
+  const { store, clock, logger, config, metrics } = services;
 
   async function run(item: T): Promise<void> {
     const result = await spec.attempt(item);
     const now = clock.now();
     const outcome = outcomeOf(result, item.attempts, config.webhookRetryScheduleMs, now);
     const settled = await settle(store.db, spec.table, item, outcome, isoTime(now));
+    if (settled) metrics.outboxAttempts.inc({ queue: spec.table, outcome: outcome.kind });
     if (settled && outcome.kind === 'failed') spec.failed(item, outcome.error);
   }
 

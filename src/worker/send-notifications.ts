@@ -9,7 +9,7 @@ import { outboxTick } from './outbox-worker.js';
 export const BATCH_SIZE = 32;
 
 export function sendNotificationsTick(
-  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'mailer'>,
+  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'metrics' | 'mailer'>,
 ) {
   const { store, logger, keys, outbound, mailer } = services;
   return outboxTick(services, {

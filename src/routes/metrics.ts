@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Counts and times every request, and serves GET /metrics in Prometheus text
+ * format. Installed on the root instance (not as an encapsulated plugin) so
+ * the hook sees every route. /metrics is outside /v1 and needs no key, like
+ * /health: expose it only to your monitoring network (docs/operations.md).
+ */
+export function installMetrics(app: FastifyInstance): void {
+  const { metrics } = app.services;
+
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: String(reply.statusCode),
+    };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .type(metrics.registry.contentType)
+      .header('cache-control', 'no-store')
+      .send(await metrics.registry.metrics()),
+  );
+}
