@@ -55,7 +55,7 @@ export interface Services {
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
-    authRateLimiter: RateLimiter;
+    rateLimits: { auth: RateLimiter; api: RateLimiter; respond: RateLimiter };
   }
 }
 
@@ -76,7 +76,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('services', services);
-  app.decorate('authRateLimiter', new RateLimiter(config.authRateLimit, () => services.clock.now().getTime()));
+  const now = () => services.clock.now().getTime();
+  app.decorate('rateLimits', {
+    auth: new RateLimiter(config.authRateLimit, now),
+    api: new RateLimiter(config.apiRateLimit, now),
+    respond: new RateLimiter(config.respondRateLimit, now),
+  });
   installValidation(app);
   installErrorHandling(app);
   installBodyParsers(app);

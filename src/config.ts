@@ -30,7 +30,12 @@ export interface Config {
   role: Role;
   logLevel: string;
   trustProxy: boolean;
+  /** Register and login, per client address and per email. */
   authRateLimit: RateLimit;
+  /** Every key-authenticated request, per key (and per login session). */
+  apiRateLimit: RateLimit;
+  /** The public respond endpoints and response page, per client address. */
+  respondRateLimit: RateLimit;
 }
 
 export class ConfigError extends Error {
@@ -92,6 +97,8 @@ export function loadConfig(env: Env = process.env): Config {
     ] as const),
     trustProxy: parseChoice('TRUST_PROXY', read('TRUST_PROXY') ?? 'false', ['true', 'false'] as const) === 'true',
     authRateLimit: parseRateLimit('AUTH_RATE_LIMIT', read('AUTH_RATE_LIMIT') ?? '10/60'),
+    apiRateLimit: parseRateLimit('API_RATE_LIMIT', read('API_RATE_LIMIT') ?? '6000/60'),
+    respondRateLimit: parseRateLimit('RESPOND_RATE_LIMIT', read('RESPOND_RATE_LIMIT') ?? '300/60'),
   };
 }
 

@@ -1,12 +1,18 @@
 #!/usr/bin/env node
-// The pausepoint process: `serve` (the default) or `migrate`.
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
-import { startService } from './service.js';
-import { migrateToLatest, openStore } from './store/store.js';
+// The pausepoint process: `serve` (the default) or `migrate`; any other command is a client command (src/cli/).
+import type { Config } from './config.js';
 
 async function main(command: string): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  // Loaded here rather than at the top, so that the client commands start
+  // without loading the service's modules (seconds under tsx).
+  const [{ ConfigError, loadConfig }, { createLogger }, { startService }, { migrateToLatest, openStore }] =
+    await Promise.all([
+      import('./config.js'),
+      import('./logger.js'),
+      import('./service.js'),
+      import('./store/store.js'),
+    ]);
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
@@ -58,7 +64,25 @@ async function main(command: string): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
-main(process.argv[2] ?? 'serve').catch((error) => {
-  console.error('pausepoint: failed to start:', error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+const command = process.argv[2] ?? 'serve';
+if (command === 'serve' || command === 'migrate') {
+  main(command).catch((error) => {
+    console.error('pausepoint: failed to start:', error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+} else {
+  // The client commands (ask, pauses, webhooks, listen, help) live in src/cli/.
+  import('./cli/index.js')
+    .then(({ runCli }) => runCli(process.argv.slice(2)))
+    .then(
+      (code) => {
+        process.exitCode = code;
+        // Exit once output is flushed, even if an idle connection lingers.
+        setTimeout(() => process.exit(code), 500).unref();
+      },
+      (error) => {
+        console.error('pausepoint:', error instanceof Error ? error.message : error);
+        process.exit(3);
+      },
+    );
+}

@@ -61,6 +61,7 @@ export function installAuthentication(app: FastifyInstance): void {
     const policy = request.routeOptions.config.auth ?? 'key';
     if (policy === 'none') return;
     request.principal = await authenticate(app, request, policy);
+    app.rateLimits.api.hit(`key:${request.principal.credentialHash}`);
   });
 }
 

@@ -137,10 +137,9 @@ export function renderNotFoundPage(): string {
   );
 }
 
-export function renderErrorPage(): string {
-  return layout(
-    'Something went wrong',
-    `<article class="card"><h1>Something went wrong</h1>
-<p>This page could not be shown just now. Please try again in a moment.</p></article>`,
-  );
+export function renderErrorPage(
+  title = 'Something went wrong',
+  message = 'This page could not be shown just now. Please try again in a moment.',
+): string {
+  return layout(title, `<article class="card"><h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p></article>`);
 }

@@ -1,6 +1,6 @@
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyError, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ApiError } from '../errors.js';
 import { pauseForToken, questionOf, submitAnswer } from '../routes/respond/answer.js';
@@ -52,6 +52,15 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
   // Browsers ask for it on every page; answering keeps their consoles clean.
   app.get('/favicon.ico', { schema: { hide: true } }, (_req, reply) => reply.code(204).send());
 
+  const limitByAddress = async (request: FastifyRequest) => app.rateLimits.respond.hit(`respond:${request.ip}`);
+  const isRateLimited = (error: unknown): error is ApiError =>
+    error instanceof ApiError && error.code === 'rate_limited';
+  const tooManyRequests = (reply: FastifyReply, error: ApiError) =>
+    pageHeaders(reply)
+      .headers(error.headers ?? {})
+      .code(429)
+      .send(renderErrorPage('Too many requests', 'Please wait a minute, then reload this page.'));
+
   async function render(reply: FastifyReply, token: string, extra: Partial<PageState>, status = 200) {
     let pause: Awaited<ReturnType<typeof pauseForToken>>;
     try {
@@ -77,7 +86,9 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
         // Lenient: a link mangled by a mail client still shows the page.
         querystring: Type.Object({ choice: Type.Optional(Type.String()), answered: Type.Optional(Type.String()) }),
       },
+      onRequest: limitByAddress,
       errorHandler: (error, request, reply) => {
+        if (isRateLimited(error)) return tooManyRequests(reply, error);
         // A query string we cannot read (e.g. ?choice given twice) is ignored.
         if ((error as FastifyError).validation) return render(reply, (request.params as { token: string }).token, {});
         request.log.error({ err: error }, 'response page failed');
@@ -102,8 +113,10 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
           text: Type.Optional(Type.String({ maxLength: 10_000 })),
         }),
       },
+      onRequest: limitByAddress,
       // Errors come back as the page with a message, never as JSON.
       errorHandler: (error, request, reply) => {
+        if (isRateLimited(error)) return tooManyRequests(reply, error);
         const token = (request.params as { token: string }).token;
         if ((error as FastifyError).validation) {
           return render(reply, token, { error: 'That answer could not be read; try again.' }, 400);

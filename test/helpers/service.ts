@@ -36,6 +36,8 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     SECRET_KEY: secretKey,
     LOG_LEVEL: 'info',
     AUTH_RATE_LIMIT: '1000/60',
+    API_RATE_LIMIT: '100000/60',
+    RESPOND_RATE_LIMIT: '100000/60',
     ...options.env,
   });
   const logs: string[] = [];

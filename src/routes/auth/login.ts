@@ -34,7 +34,7 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const email = normaliseEmail(request.body.email);
-      app.authRateLimiter.hit(`login:ip:${request.ip}`, `login:email:${email}`);
+      app.rateLimits.auth.hit(`login:ip:${request.ip}`, `login:email:${email}`);
       const { store, clock } = app.services;
       const found = await findDeveloperByEmail(store.db, email);
       // Check a password either way, so an unknown email costs the same time.

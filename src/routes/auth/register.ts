@@ -37,7 +37,7 @@ export const registerRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const email = normaliseEmail(request.body.email);
-      app.authRateLimiter.hit(`register:ip:${request.ip}`, `register:email:${email}`);
+      app.rateLimits.auth.hit(`register:ip:${request.ip}`, `register:email:${email}`);
       const { store, clock } = app.services;
       // A friendly early answer; the unique index settles a race.
       const existing = await store.db

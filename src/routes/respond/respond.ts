@@ -33,6 +33,9 @@ const Answered = Type.Object({
 });
 
 export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Per client address: answering is for people, and guessing tokens is pointless but should also be slow.
+  app.addHook('onRequest', async (request) => app.rateLimits.respond.hit(`respond:${request.ip}`));
+
   app.get(
     '/respond/:token',
     {

@@ -1,0 +1,169 @@
+// pausepoint ask "Deploy v2 to prod?" --option approve --option reject --timeout 30m --default reject
+//
+// Asks, waits, prints the outcome and exits with it, so that
+// `pausepoint ask … && ./deploy.sh` gates a deploy:
+//   0  the first option was chosen (by a person, or as the timeout default)
+//   1  any other option, or the pause was cancelled
+//   2  it timed out with no default
+//   3  an error (bad flags, no key, the service refused or could not be reached)
+//   130 interrupted (Ctrl-C): the pause is cancelled first
+import { type CreatePauseParams, type Outcome, outcomeOf, type Pause } from '@pausepoint/sdk';
+import {
+  clientFrom,
+  err,
+  GLOBAL_HELP,
+  out,
+  parse,
+  printJson,
+  reportError,
+  UsageError,
+  withInterrupt,
+} from './common.js';
+import { parseDuration } from './duration.js';
+import { Progress } from './progress.js';
+
+export const EXIT = { first: 0, other: 1, timeout: 2, error: 3, interrupted: 130 } as const;
+
+export const ASK_HELP = `Usage: pausepoint ask QUESTION [flags]
+
+Asks a person, waits for the answer, prints it and exits with it:
+  0 the first option was chosen (or was the timeout default), 1 any other
+  option or a cancel, 2 timed out with no default, 3 an error.
+  pausepoint ask "Deploy v2 to prod?" --timeout 30m --default reject && ./deploy.sh
+
+Flags:
+  --option, -o TEXT      an option; repeat for each (default: approve, reject)
+  --timeout DURATION     how long to wait: 90s, 30m, 2h, 1d (default: 24h)
+  --default OPTION       the outcome if nobody answers in time
+  --body TEXT            details shown under the question
+  --allow-text           offer a comment box
+  --notify EMAIL         email someone the question; repeat for several
+  --notify-slack URL     post the question to a Slack incoming webhook
+  --metadata KEY=VALUE   your own data, echoed in webhooks; repeatable
+  --idempotency-key KEY  make a retried ask reuse the same pause
+  --no-wait              create the pause, print it and exit 0 without waiting
+  --quiet, -q            do not print the response link on stderr
+
+${GLOBAL_HELP}`;
+
+const OPTIONS = {
+  option: { type: 'string', short: 'o', multiple: true },
+  timeout: { type: 'string' },
+  default: { type: 'string' },
+  body: { type: 'string' },
+  'allow-text': { type: 'boolean' },
+  notify: { type: 'string', multiple: true },
+  'notify-slack': { type: 'string' },
+  metadata: { type: 'string', multiple: true },
+  'idempotency-key': { type: 'string' },
+  'no-wait': { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
+} as const;
+
+export async function askCommand(args: string[]): Promise<number> {
+  let json = args.includes('--json');
+  try {
+    const { values, positionals } = parse(args, OPTIONS);
+    json = values.json === true;
+    if (values.help) {
+      out(ASK_HELP);
+      return 0;
+    }
+    const title = positionals.join(' ').trim();
+    if (!title) throw new UsageError('ask needs a question, e.g. pausepoint ask "Deploy v2 to prod?"');
+    const params = buildParams(title, values);
+    const client = clientFrom(values);
+
+    return await withInterrupt(async (signal) => {
+      const pause = await client.pauses.create(params, { idempotencyKey: values['idempotency-key'], signal });
+      if (values['no-wait']) {
+        if (json) printJson(pause);
+        else out(`${pause.id}\n${pause.response_url}`);
+        return 0;
+      }
+      if (!values.quiet) announce(pause);
+      const progress = new Progress(pause);
+      try {
+        const ended = await client.pauses.waitFor(pause.id, { signal });
+        progress.stop();
+        return finish(outcomeOf(ended), json);
+      } catch (error) {
+        progress.stop();
+        if (!signal.aborted) throw error;
+        // Interrupted: nobody should answer a question no one waits for.
+        const cancelled = await client.pauses.cancel(pause.id).catch(() => undefined);
+        err(cancelled ? `Interrupted: cancelled ${pause.id}.` : `Interrupted; ${pause.id} was not cancelled.`);
+        return EXIT.interrupted;
+      }
+    });
+  } catch (error) {
+    reportError(error, json, ASK_HELP);
+    return EXIT.error;
+  }
+}
+
+type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
+function buildParams(title: string, values: Values): CreatePauseParams {
+  const params: CreatePauseParams = { title };
+  if (values.body !== undefined) params.body = values.body;
+  if (values.option?.length) params.options = values.option;
+  if (values['allow-text']) params.allow_text = true;
+  if (values.timeout !== undefined) params.expires_in = parseDuration(values.timeout, '--timeout');
+  if (values.default !== undefined) {
+    const options = values.option?.length ? values.option : ['approve', 'reject'];
+    if (!options.includes(values.default)) {
+      throw new UsageError(`--default must be one of the options (${options.join(', ')}), got "${values.default}"`);
+    }
+    params.timeout_default = values.default;
+  }
+  if (values.notify?.length || values['notify-slack']) {
+    params.notify = {};
+    if (values.notify?.length) params.notify.email = values.notify;
+    if (values['notify-slack']) params.notify.slack_webhook_url = values['notify-slack'];
+  }
+  if (values.metadata?.length) {
+    const metadata: Record<string, string> = {};
+    for (const pair of values.metadata) {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new UsageError(`--metadata takes KEY=VALUE, got "${pair}"`);
+      metadata[pair.slice(0, at)] = pair.slice(at + 1);
+    }
+    params.metadata = metadata;
+  }
+  return params;
+}
+
+function announce(pause: Pause): void {
+  const fallback = pause.timeout_default === null ? 'no default' : `default ${pause.timeout_default}`;
+  err(`Asked: ${pause.title} [${pause.options.join(' / ')}] (${pause.id}, expires ${pause.expires_at}, ${fallback})`);
+  err(`Answer at: ${pause.response_url}`);
+}
+
+/** The exit code for an outcome: see the top of this file. */
+export function exitCodeOf(outcome: Outcome): number {
+  if (outcome.status === 'cancelled') return EXIT.other;
+  if (outcome.choice === null) return EXIT.timeout;
+  return outcome.choice === outcome.pause.options[0] ? EXIT.first : EXIT.other;
+}
+
+function finish(outcome: Outcome, json: boolean): number {
+  const code = exitCodeOf(outcome);
+  if (json) {
+    printJson({
+      status: outcome.status,
+      choice: outcome.choice,
+      text: outcome.text,
+      response_at: outcome.response_at,
+      exit_code: code,
+      pause: outcome.pause,
+    });
+  } else if (outcome.status === 'responded') {
+    out(`Answered: ${outcome.choice}${outcome.text ? ` (${JSON.stringify(outcome.text)})` : ''}`);
+  } else if (outcome.status === 'timed_out') {
+    out(outcome.choice === null ? 'Timed out with no answer' : `Timed out: ${outcome.choice} (the default)`);
+  } else {
+    out('Cancelled');
+  }
+  return code;
+}

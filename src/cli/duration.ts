@@ -1,0 +1,28 @@
+// Durations on the command line: "90" (seconds), "90s", "30m", "2h", "7d",
+// "1h30m"; and time left, as a person reads it.
+import { UsageError } from './common.js';
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** Whole seconds in `text`, or a UsageError naming `flag`. */
+export function parseDuration(text: string, flag: string): number {
+  const trimmed = text.trim().toLowerCase();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const parts = [...trimmed.matchAll(/(\d+)([smhd])/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== trimmed) {
+    throw new UsageError(`${flag}: not a duration: "${text}" (try 90s, 30m, 2h, 1d or 1h30m)`);
+  }
+  return parts.reduce((total, [, amount, unit]) => total + Number(amount) * (UNIT_SECONDS[unit as string] ?? 0), 0);
+}
+
+/** "29:41", "1:02:03" or "2d 3h": time left, for a progress line. */
+export function formatTimeLeft(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const days = Math.floor(total / 86_400);
+  const hours = Math.floor((total % 86_400) / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  if (days > 0) return `${days}d ${hours}h`;
+  const two = (n: number) => String(n).padStart(2, '0');
+  return hours > 0 ? `${hours}:${two(minutes)}:${two(seconds)}` : `${minutes}:${two(seconds)}`;
+}

@@ -1,0 +1,123 @@
+// pausepoint webhooks list|add|rm|deliveries
+import { randomBytes } from 'node:crypto';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@pausepoint/sdk';
+import { clientFrom, err, GLOBAL_HELP, out, parse, printJson, reportError, table, UsageError } from './common.js';
+import { positiveInteger } from './pauses.js';
+
+export const WEBHOOKS_HELP = `Usage:
+  pausepoint webhooks list
+  pausepoint webhooks add URL [--event TYPE]... [--secret SECRET]
+  pausepoint webhooks rm WEBHOOK_ID
+  pausepoint webhooks deliveries WEBHOOK_ID [--limit N]
+
+  add          register an https:// URL for events (default: all three of
+               ${WEBHOOK_EVENT_TYPES.join(', ')}); without --secret a
+               random secret is made and printed once: keep it to verify signatures
+  rm           delete a webhook (alias: delete)
+  deliveries   a webhook's latest deliveries and their attempts
+
+Exit status: 0 done, 1 the service refused or could not be reached, 2 bad usage.
+
+${GLOBAL_HELP}`;
+
+const OPTIONS = {
+  event: { type: 'string', multiple: true },
+  secret: { type: 'string' },
+  limit: { type: 'string' },
+} as const;
+
+export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('hex')}`;
+
+export async function webhooksCommand(args: string[]): Promise<number> {
+  let json = args.includes('--json');
+  try {
+    const { values, positionals } = parse(args, OPTIONS);
+    json = values.json === true;
+    const [action, target, ...extra] = positionals;
+    if (values.help || action === undefined || action === 'help') {
+      out(WEBHOOKS_HELP);
+      return values.help || action === 'help' ? 0 : 2;
+    }
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+    const client = clientFrom(values);
+
+    switch (action) {
+      case 'list':
+      case 'ls': {
+        if (target !== undefined) throw new UsageError(`unexpected argument "${target}"`);
+        const webhooks = await client.webhooks.list().toArray();
+        if (json) printJson(webhooks);
+        else if (webhooks.length === 0) out('No webhooks.');
+        else {
+          out(
+            table(
+              ['ID', 'MODE', 'EVENTS', 'URL'],
+              webhooks.map((webhook) => [webhook.id, webhook.mode, webhook.events.join(','), webhook.url]),
+            ),
+          );
+        }
+        return 0;
+      }
+      case 'add':
+      case 'create': {
+        if (target === undefined) throw new UsageError('webhooks add needs the URL to deliver to');
+        const events = (values.event ?? [...WEBHOOK_EVENT_TYPES]).flatMap((event) => event.split(','));
+        for (const event of events) {
+          if (!WEBHOOK_EVENT_TYPES.includes(event as WebhookEventType)) {
+            throw new UsageError(`--event must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}, got "${event}"`);
+          }
+        }
+        const generated = values.secret === undefined;
+        const secret = values.secret ?? newWebhookSecret();
+        const webhook = await client.webhooks.create({ url: target, events, secret });
+        if (json) printJson(generated ? { ...webhook, secret } : webhook);
+        else {
+          out(`Added ${webhook.id}: ${webhook.url} (${webhook.events.join(', ')}, ${webhook.mode} mode)`);
+          if (generated) {
+            out(`Secret: ${secret}`);
+            err('This secret is shown once; keep it to verify X-Service-Signature.');
+          }
+        }
+        return 0;
+      }
+      case 'rm':
+      case 'delete':
+      case 'remove': {
+        if (target === undefined) throw new UsageError(`webhooks ${action} needs a webhook id`);
+        const deleted = await client.webhooks.delete(target);
+        if (json) printJson(deleted);
+        else out(`Deleted ${deleted.id}`);
+        return 0;
+      }
+      case 'deliveries': {
+        if (target === undefined) throw new UsageError('webhooks deliveries needs a webhook id');
+        const max = positiveInteger(values.limit ?? '20', '--limit');
+        const deliveries = await client.webhooks.deliveries(target, { limit: Math.min(100, max) }).toArray(max);
+        if (json) printJson(deliveries);
+        else if (deliveries.length === 0) out('No deliveries.');
+        else {
+          out(
+            table(
+              ['ID', 'EVENT', 'PAUSE', 'STATUS', 'ATTEMPTS', 'LAST', 'CREATED'],
+              deliveries.map((delivery) => [
+                delivery.id,
+                delivery.event,
+                delivery.pause_id,
+                delivery.status,
+                String(delivery.attempts),
+                delivery.last_error ?? (delivery.last_status_code === null ? '-' : String(delivery.last_status_code)),
+                delivery.created_at,
+              ]),
+            ),
+          );
+        }
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown action "webhooks ${action}"; use list, add, rm or deliveries`);
+    }
+  } catch (error) {
+    reportError(error, json, WEBHOOKS_HELP);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}
