@@ -1,0 +1,35 @@
+// @pausepoint/sdk: pause a program until a human answers.
+export {
+  type AskOptions,
+  type CreatePauseOptions,
+  DEFAULT_BASE_URL,
+  Events,
+  type GetPauseOptions,
+  type ListenOptions,
+  outcomeOf,
+  Pausepoint,
+  type PausepointOptions,
+  Pauses,
+  type RequestOptions,
+  type WaitForOptions,
+  Webhooks,
+} from './client.js';
+export {
+  PausepointConnectionError,
+  PausepointError,
+  type PausepointErrorFields,
+  WaitTimeoutError,
+  WebhookVerificationError,
+} from './errors.js';
+export type { paths as OpenApiPaths } from './generated/openapi.js';
+export { AutoPaginator } from './pagination.js';
+export type { Fetch } from './transport.js';
+export * from './types.js';
+export {
+  parseWebhookEvent,
+  type RawBody,
+  type SignatureHeader,
+  signWebhookPayload,
+  verifyWebhookSignature,
+  WEBHOOK_HEADERS,
+} from './webhooks.js';
