@@ -41,8 +41,10 @@ export interface GlobalValues {
 }
 
 export function clientFrom(values: GlobalValues): Pausepoint {
+  const apiKey = values['api-key'] ?? process.env.PAUSEPOINT_API_KEY;
+  if (!apiKey) throw new Error('No API key: set PAUSEPOINT_API_KEY or pass --api-key.');
   return new Pausepoint({
-    apiKey: values['api-key'] ?? process.env.PAUSEPOINT_API_KEY,
+    apiKey,
     baseUrl: values['base-url'] ?? process.env.PAUSEPOINT_BASE_URL,
     userAgent: `pausepoint-cli/${CLI_VERSION}`,
   });

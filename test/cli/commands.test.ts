@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Account, call, registerAccount } from '../helpers/http.js';
+import { createPause, tokenOf } from '../helpers/pauses.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { runCli } from './run-cli.js';
+
+// `pausepoint pauses …` and `pausepoint webhooks …`, text and --json, against
+// a real service.
+
+vi.setConfig({ testTimeout: 60_000 });
+
+let service: TestService;
+let dev: Account;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  service = await startTestService({ env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' } });
+  dev = await registerAccount(service.url);
+  env = { PAUSEPOINT_API_KEY: dev.test, PAUSEPOINT_BASE_URL: service.url };
+});
+afterAll(() => service?.destroy());
+
+describe('pauses', () => {
+  it('lists, gets and cancels pauses', async () => {
+    const first = await createPause(service.url, dev.test, { title: 'First question?' });
+    const second = await createPause(service.url, dev.test, {
+      title: 'Second question?',
+      allow_text: true,
+      metadata: { ticket: 9 },
+    });
+    await call(service.url, 'POST', `/v1/respond/${tokenOf(second)}`, { body: { choice: 'reject', text: 'no' } });
+
+    const list = await runCli(['pauses', 'list'], env);
+    expect(list.code).toBe(0);
+    const lines = list.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+CHOICE\s+CREATED\s+TITLE$/);
+    expect(lines[1]).toMatch(new RegExp(`^${second.id}\\s+responded\\s+reject\\s+\\S+\\s+Second question\\?$`));
+    expect(lines[2]).toMatch(new RegExp(`^${first.id}\\s+pending\\s+-\\s+\\S+\\s+First question\\?$`));
+
+    const json = await runCli(['pauses', 'list', '--json', '--status', 'pending', '--limit', '1'], env);
+    expect(JSON.parse(json.stdout).map((pause: { id: string }) => pause.id)).toEqual([first.id]);
+
+    const get = await runCli(['pauses', 'get', second.id], env);
+    expect(get.code).toBe(0);
+    expect(get.stdout).toMatch(/status: +responded/);
+    expect(get.stdout).toMatch(/choice: +reject/);
+    expect(get.stdout).toMatch(/text: +no/);
+    expect(get.stdout).toMatch(/metadata: +\{"ticket":9\}/);
+    const getJson = await runCli(['pauses', 'get', first.id, '--json'], env);
+    expect(JSON.parse(getJson.stdout)).toMatchObject({ id: first.id, status: 'pending' });
+
+    const cancel = await runCli(['pauses', 'cancel', first.id], env);
+    expect(cancel.code).toBe(0);
+    expect(cancel.stdout).toBe(`Cancelled ${first.id}\n`);
+    const again = await runCli(['pauses', 'cancel', first.id, '--json'], env);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stdout).error).toMatchObject({ code: 'pause_not_pending', status: 409 });
+  });
+
+  it('waits with get --wait until the pause ends', async () => {
+    const pause = await createPause(service.url, dev.test, { expires_in: 1 });
+    const result = await runCli(['pauses', 'get', pause.id, '--wait', '10s', '--json'], env);
+    expect(JSON.parse(result.stdout)).toMatchObject({ id: pause.id, status: 'timed_out' });
+  });
+
+  it('says what is wrong, with exit 1 for a refusal and 2 for bad usage', async () => {
+    const [missing, usage, noId, badStatus, empty] = await Promise.all([
+      runCli(['pauses', 'get', 'pause_nope'], env),
+      runCli(['pauses', 'frob'], env),
+      runCli(['pauses', 'cancel'], env),
+      runCli(['pauses', 'list', '--status', 'open'], env),
+      runCli(['pauses', 'list'], { ...env, PAUSEPOINT_API_KEY: (await registerAccount(service.url)).test }),
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/not_found, HTTP 404/);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/unknown action "pauses frob"/);
+    expect(noId.code).toBe(2);
+    expect(badStatus.code).toBe(2);
+    expect(empty.stdout).toBe('No pauses.\n');
+  });
+});
+
+describe('webhooks', () => {
+  it('adds with a generated secret, lists, shows deliveries and removes', async () => {
+    const add = await runCli(['webhooks', 'add', 'https://127.0.0.1:9/hook', '--event', 'pause.responded'], env);
+    expect(add.code).toBe(0);
+    const [, id] = add.stdout.match(
+      /^Added (wh_\w+): https:\/\/127\.0\.0\.1:9\/hook \(pause\.responded, test mode\)$/m,
+    )!;
+    expect(add.stdout).toMatch(/^Secret: whsec_[0-9a-f]{48}$/m);
+    expect(add.stderr).toMatch(/shown once/);
+
+    const addJson = await runCli(
+      ['webhooks', 'add', 'https://127.0.0.1:9/other', '--secret', 'whsec_mine_0123456789', '--json'],
+      env,
+    );
+    const other = JSON.parse(addJson.stdout);
+    expect(other).toMatchObject({
+      object: 'webhook',
+      events: ['pause.responded', 'pause.timed_out', 'pause.cancelled'],
+    });
+    expect(other).not.toHaveProperty('secret');
+
+    const list = await runCli(['webhooks', 'list'], env);
+    expect(list.stdout).toMatch(
+      new RegExp(`^${id}\\s+test\\s+pause\\.responded\\s+https://127\\.0\\.0\\.1:9/hook$`, 'm'),
+    );
+    const listJson = await runCli(['webhooks', 'list', '--json'], env);
+    expect(
+      JSON.parse(listJson.stdout)
+        .map((webhook: { id: string }) => webhook.id)
+        .sort(),
+    ).toEqual([id, other.id].sort());
+
+    const deliveries = await runCli(['webhooks', 'deliveries', id!], env);
+    expect(deliveries.stdout).toBe('No deliveries.\n');
+    expect(JSON.parse((await runCli(['webhooks', 'deliveries', id!, '--json'], env)).stdout)).toEqual([]);
+
+    const rm = await runCli(['webhooks', 'rm', id!], env);
+    expect(rm.stdout).toBe(`Deleted ${id}\n`);
+    const rmJson = await runCli(['webhooks', 'delete', other.id, '--json'], env);
+    expect(JSON.parse(rmJson.stdout)).toEqual({ id: other.id, object: 'webhook', deleted: true });
+    expect((await runCli(['webhooks', 'list'], env)).stdout).toBe('No webhooks.\n');
+  });
+
+  it('refuses bad input with the service’s reason', async () => {
+    const [privateUrl, badEvent, gone] = await Promise.all([
+      runCli(['webhooks', 'add', 'https://10.1.2.3/hook'], env),
+      runCli(['webhooks', 'add', 'https://127.0.0.1:9/x', '--event', 'pause.exploded'], env),
+      runCli(['webhooks', 'rm', 'wh_nope', '--json'], env),
+    ]);
+    expect(privateUrl.code).toBe(1);
+    expect(privateUrl.stderr).toMatch(/invalid_webhook_url, HTTP 400/);
+    expect(badEvent.code).toBe(2);
+    expect(badEvent.stderr).toMatch(/--event must be one of/);
+    expect(gone.code).toBe(1);
+    expect(JSON.parse(gone.stdout).error.code).toBe('not_found');
+  });
+});

@@ -1,0 +1,116 @@
+// Runs the real `pausepoint` command (src/main.ts under tsx) as a child
+// process, the way a script or CI job does, and watches its output.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+const MAIN = join(ROOT, 'src/main.ts');
+const TSX = import.meta.resolve('tsx');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunningCli {
+  child: ChildProcess;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves with the first match of `pattern` in stdout or stderr (as they grow). */
+  waitFor(pattern: RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<RegExpMatchArray>;
+  exited: Promise<CliResult>;
+}
+
+/** The environment for a child: the test's, without any PAUSEPOINT_* of the developer running it. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !name.startsWith('PAUSEPOINT_')) env[name] = value;
+  }
+  for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value;
+  return env;
+}
+
+export function startCli(args: string[], env: Record<string, string | undefined> = {}): RunningCli {
+  return startProcess(process.execPath, ['--import', TSX, MAIN, ...args], { env: cleanEnv(env), cwd: ROOT });
+}
+
+/** Runs `pausepoint …` to the end. */
+export function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  return startCli(args, env).exited;
+}
+
+export function startProcess(
+  command: string,
+  args: string[],
+  options: { env: Record<string, string>; cwd: string },
+): RunningCli {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  const listeners = new Set<() => void>();
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stdout += chunk;
+    for (const listener of listeners) listener();
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stderr += chunk;
+    for (const listener of listeners) listener();
+  });
+  const exited = new Promise<CliResult>((resolve) => {
+    child.on('close', (code, signal) => {
+      for (const listener of listeners) listener();
+      resolve({ code, signal, stdout: output.stdout, stderr: output.stderr });
+    });
+  });
+  return {
+    child,
+    get stdout() {
+      return output.stdout;
+    },
+    get stderr() {
+      return output.stderr;
+    },
+    exited,
+    waitFor(pattern, stream, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const text = stream ? output[stream] : `${output.stdout}\n${output.stderr}`;
+          const match = text.match(pattern);
+          if (match) {
+            done();
+            resolve(match);
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            done();
+            reject(new Error(`exited before ${pattern}; stdout: ${output.stdout}\nstderr: ${output.stderr}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`no ${pattern} within ${timeoutMs} ms; stdout: ${output.stdout}\nstderr: ${output.stderr}`));
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/**
+ * A folder holding a `pausepoint` executable that runs this checkout's
+ * src/main.ts, to put first on PATH for scripts that call `pausepoint`.
+ */
+export function pausepointOnPath(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'pausepoint-bin-'));
+  const file = join(dir, 'pausepoint');
+  writeFileSync(file, `#!/bin/sh\nexec "${process.execPath}" --import "${TSX}" "${MAIN}" "$@"\n`);
+  chmodSync(file, 0o755);
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
