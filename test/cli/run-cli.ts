@@ -1,13 +1,31 @@
 // Runs the real `pausepoint` command (src/main.ts under tsx) as a child
 // process, the way a script or CI job does, and watches its output.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 const MAIN = join(ROOT, 'src/main.ts');
 const TSX = import.meta.resolve('tsx');
+
+// The CLI and the examples import @pausepoint/sdk, which resolves to the
+// SDK's build (npm test builds it first; so do typecheck and build).
+assertSdkBuilt();
+
+function assertSdkBuilt(): void {
+  const built = join(ROOT, 'sdk/dist/index.js');
+  const newestSource = Math.max(...sourceFiles(join(ROOT, 'sdk/src')).map((file) => statSync(file).mtimeMs));
+  if (!existsSync(built) || statSync(built).mtimeMs < newestSource - 1000) {
+    throw new Error('sdk/dist is missing or older than sdk/src: run npm run build:sdk (npm test does it for you)');
+  }
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
 
 export interface CliResult {
   code: number | null;
