@@ -91,6 +91,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // API answers carry keys and private data: no cache may keep them. Routes
     // that may be cached (page assets) say so themselves.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    // While shutting down, every answer ends its connection: a kept-alive
+    // socket (e.g. of a long-poll answered at shutdown) would hold close() open.
+    if (services.signals.isClosed) reply.header('connection', 'close');
   });
 
   await app.register(swagger, {

@@ -59,10 +59,30 @@ function postgresDialect(url: string): PostgresDialect {
   return new PostgresDialect({ pool });
 }
 
-/** Applies every pending migration; safe to run from several instances at once. */
+/**
+ * Applies every pending migration; safe to run from several instances at once.
+ * On PostgreSQL Kysely holds an advisory lock and runs each migration in a
+ * transaction. On SQLite it does neither, so the whole run happens inside one
+ * BEGIN IMMEDIATE transaction: a second process waits (busy_timeout), then
+ * finds the migrations recorded, and a crash mid-run leaves nothing half-built.
+ */
 export async function migrateToLatest(store: Store): Promise<string[]> {
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error;
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const migrate = async (db: Kysely<Database>) => {
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) throw error;
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  };
+  if (store.dialect !== 'sqlite') return migrate(store.db);
+  return store.db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection);
+    try {
+      const applied = await migrate(connection);
+      await sql`commit`.execute(connection);
+      return applied;
+    } catch (error) {
+      await sql`rollback`.execute(connection);
+      throw error;
+    }
+  });
 }

@@ -150,13 +150,12 @@ describe('one process', () => {
     const account = await registerAccount(url);
     const pause = await createPause(url, account.test);
 
-    // The poll asks for `Connection: close`. With a keep-alive connection, shutdown
-    // currently hangs, intermittently, until the 30 s forced exit (exit code 1):
-    // the poll's answer, sent after server.close(), keeps the socket open.
-    const poll = call(url, 'GET', `/v1/pause/${pause.id}?wait=30`, {
-      token: account.test,
-      headers: { connection: 'close' },
-    }).then((reply) => ({ reply, at: Date.now() }));
+    // A keep-alive connection (the client's default): the answer sent during
+    // shutdown must close it, or close() would wait on the idle socket.
+    const poll = call(url, 'GET', `/v1/pause/${pause.id}?wait=30`, { token: account.test }).then((reply) => ({
+      reply,
+      at: Date.now(),
+    }));
     // The poll has reached the service and is waiting.
     await service.waitForLog((r) => r.msg === 'incoming request' && String(r.req?.url).includes('wait=30'), 5000);
     await sleep(300);
