@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase, type TestDatabase, testEngine } from '../helpers/database.js';
@@ -13,6 +14,7 @@ import {
   type SpawnOptions,
   spawnService,
 } from '../helpers/process.js';
+import { startSmtpReceiver } from '../helpers/smtp.js';
 
 // pausepoint as real processes over a real database: graceful shutdown,
 // restarts, kill -9 in the middle of work, several instances sharing one
@@ -310,6 +312,42 @@ describe('kill -9', () => {
     expect((await eventsOf(store, [pause.id])).map((e) => e.type)).toEqual(['pause.responded']);
     expect(new Set(receiver.requests.map(deliveryIdOf)).size).toBe(1);
   }, 40_000);
+  it('still sends an email whose sending was cut short by a kill -9', async () => {
+    // An SMTP server that accepts the connection and never greets: the attempt
+    // is under way (claimed, not settled) when the process is killed.
+    const silent = createServer(() => {});
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    cleanups.push(() => new Promise<void>((done) => silent.close(() => done())));
+    const smtp = await startSmtpReceiver();
+    cleanups.push(() => smtp.close());
+    const silentUrl = `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+
+    const deployment = await deploy();
+    const mailEnv = { SMTP_URL: silentUrl, EMAIL_FROM: 'approvals@example.com' };
+    const first = await deployment.start({ env: mailEnv });
+    const account = await registerAccount(urlOf(first));
+    const pause = await createPause(urlOf(first), account.live, { notify: { email: ['ops@example.com'] } });
+    await eventually(async () => {
+      const [row] = await deployment.store.db
+        .selectFrom('notifications')
+        .selectAll()
+        .where('pause_id', '=', pause.id)
+        .execute();
+      expect(row).toMatchObject({ status: 'pending', attempts: 1 });
+    }, 5000);
+    expect(await first.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+
+    // The restarted service reaches a working SMTP server; the claim's lease runs out and the mail goes.
+    const second = await deployment.start({ env: { ...mailEnv, SMTP_URL: smtp.url } });
+    const [mail] = await smtp.waitForMails(1, 20_000);
+    expect(mail!.to).toEqual(['ops@example.com']);
+    expect(mail!.parsed.text).toContain(pause.response_url);
+    await eventually(async () => {
+      const read = await call(urlOf(second), 'GET', `/v1/pause/${pause.id}`, { token: account.live });
+      expect(read.body.notifications[0]).toMatchObject({ status: 'sent', attempts: 2 });
+    }, 5000);
+    expect(smtp.mails).toHaveLength(1);
+  }, 60_000);
 });
 
 describe('two instances over one database', () => {
