@@ -97,12 +97,9 @@ export interface WebhooksTable {
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
-export interface DeliveriesTable {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  developer_id: string;
-  status: DeliveryStatus;
+/** The work-queue columns shared by deliveries and notifications (see outbox.ts). */
+export interface OutboxColumns<Status extends string> {
+  status: Status;
   attempts: number;
   /** When the next attempt is due (or the current claim's lease ends); null once done. */
   next_attempt_at: string | null;
@@ -111,6 +108,13 @@ export interface DeliveriesTable {
   created_at: string;
   updated_at: string;
   completed_at: string | null;
+}
+
+export interface DeliveriesTable extends OutboxColumns<DeliveryStatus> {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  developer_id: string;
 }
 
 export interface BillingEventsTable {
@@ -135,7 +139,7 @@ export interface PlanChangesTable {
 
 export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'suppressed';
 
-export interface NotificationsTable {
+export interface NotificationsTable extends OutboxColumns<NotificationStatus> {
   id: string;
   pause_id: string;
   developer_id: string;
@@ -147,14 +151,6 @@ export interface NotificationsTable {
   subject: string | null;
   text_body: string;
   html_body: string | null;
-  status: NotificationStatus;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
 }
 
 export interface Database {

@@ -2,7 +2,7 @@ import type { Services } from '../app.js';
 import { hmacSha256 } from '../domain/crypto.js';
 import { unseal } from '../domain/sealed.js';
 import { loadDeliveries } from '../store/deliveries.js';
-import { outboxTick } from './outbox-worker.js';
+import { httpAttempt, outboxTick } from './outbox-worker.js';
 
 // Sends due webhook deliveries (SPEC §6): the stored body, byte for byte,
 // signed with the webhook's secret. A 2xx settles it; anything else is retried
@@ -29,12 +29,7 @@ export function deliverWebhooksTick(
         'x-service-event': delivery.type,
         'x-service-delivery': delivery.id,
       });
-      if (result.ok && result.status >= 200 && result.status < 300) return { ok: true, statusCode: result.status };
-      return {
-        ok: false,
-        statusCode: result.status ?? null,
-        error: result.ok ? `HTTP ${result.status}` : result.error,
-      };
+      return httpAttempt(result);
     },
     failed(delivery, error) {
       logger.error(

@@ -1,5 +1,6 @@
 import type { Services } from '../app.js';
 import { isoTime } from '../domain/clock.js';
+import type { PostResult } from '../net/safe-client.js';
 import { type AttemptOutcome, type Claim, claimDue, nextDue, type OutboxTable, settle } from '../store/outbox.js';
 
 // One tick of an outbox queue (webhook deliveries, notifications): claim due
@@ -13,6 +14,12 @@ const MAX_SLEEP_MS = 1000;
 export type AttemptResult =
   | { ok: true; statusCode: number | null }
   | { ok: false; statusCode: number | null; error: string };
+
+/** An HTTP attempt's result: only a 2xx counts as done (redirects are not followed). */
+export function httpAttempt(result: PostResult): AttemptResult {
+  if (result.ok && result.status >= 200 && result.status < 300) return { ok: true, statusCode: result.status };
+  return { ok: false, statusCode: result.status ?? null, error: result.ok ? `HTTP ${result.status}` : result.error };
+}
 
 export interface OutboxSpec<T extends Claim> {
   table: OutboxTable;

@@ -1,7 +1,7 @@
 import type { Services } from '../app.js';
 import { unseal } from '../domain/sealed.js';
 import { loadNotifications } from '../store/notifications.js';
-import { outboxTick } from './outbox-worker.js';
+import { httpAttempt, outboxTick } from './outbox-worker.js';
 
 // Sends live notifications: email through SMTP, Slack through the SSRF-safe
 // client. Test-mode notifications are written as `suppressed` and never get here.
@@ -28,12 +28,7 @@ export function sendNotificationsTick(
       }
       const url = unseal(keys.atRest, notification.target_sealed ?? '');
       const result = await outbound.post(url, notification.text_body, { 'content-type': 'application/json' });
-      if (result.ok && result.status >= 200 && result.status < 300) return { ok: true, statusCode: result.status };
-      return {
-        ok: false,
-        statusCode: result.status ?? null,
-        error: result.ok ? `HTTP ${result.status}` : result.error,
-      };
+      return httpAttempt(result);
     },
     failed(notification, error) {
       logger.error(

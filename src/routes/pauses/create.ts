@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { isoTime } from '../../domain/clock.js';
 import { sha256Hex } from '../../domain/crypto.js';
@@ -129,6 +130,20 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
     return { status: prior.response_status, body: JSON.parse(prior.response_body) as PauseObjectType };
   }
 
+  /** Answers with the first response to this Idempotency-Key, if it has one; true when it did. */
+  async function replayIfUsed(
+    reply: FastifyReply,
+    owner: Owner,
+    key: string | undefined,
+    requestHash: string,
+    now: Date,
+  ): Promise<boolean> {
+    const replay = key ? await findReplay(owner, key, requestHash, now) : null;
+    if (!replay) return false;
+    await reply.code(replay.status).header('idempotent-replayed', 'true').send(replay.body);
+    return true;
+  }
+
   app.post(
     '/pause',
     {
@@ -148,14 +163,8 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
 
       const idempotencyKey = request.headers['idempotency-key'];
       const requestHash = sha256Hex(canonicalJson(request.body));
-      if (idempotencyKey) {
-        const replay = await findReplay(owner, idempotencyKey, requestHash, now);
-        if (replay)
-          return reply
-            .code(replay.status as 201)
-            .header('idempotent-replayed', 'true')
-            .send(replay.body);
-      }
+      const replay = () => replayIfUsed(reply, owner, idempotencyKey, requestHash, now);
+      if (idempotencyKey && (await replay())) return reply;
 
       const notifications = await planNotifications(
         app,
@@ -199,14 +208,7 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
         });
       } catch (error) {
         // A concurrent request with the same key won; answer as it did.
-        if (idempotencyKey && isUniqueViolation(error)) {
-          const replay = await findReplay(owner, idempotencyKey, requestHash, now);
-          if (replay)
-            return reply
-              .code(replay.status as 201)
-              .header('idempotent-replayed', 'true')
-              .send(replay.body);
-        }
+        if (idempotencyKey && isUniqueViolation(error) && (await replay())) return reply;
         throw error;
       }
       if (notifications.length > 0) signals.changed([row.id]); // start sending now

@@ -5,25 +5,15 @@ import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 import { getOwnedPause } from '../../store/pauses.js';
 import { presentNotification } from './notify.js';
+import { NotificationFields } from './schemas.js';
 
 // One notification of a pause with its rendered content: in test mode, where
 // nothing is sent, this is how a developer sees what would have gone out.
 
 const RenderedNotification = Type.Object({
-  id: Type.String(),
+  ...NotificationFields,
   object: Type.Literal('notification'),
   pause_id: Type.String(),
-  channel: Type.Union([Type.Literal('email'), Type.Literal('slack')]),
-  to: Type.String(),
-  status: Type.Union([
-    Type.Literal('pending'),
-    Type.Literal('sent'),
-    Type.Literal('failed'),
-    Type.Literal('suppressed'),
-  ]),
-  attempts: Type.Integer(),
-  last_error: Type.Union([Type.String(), Type.Null()]),
-  sent_at: Type.Union([Timestamp, Type.Null()]),
   subject: Type.Union([Type.String(), Type.Null()], { description: 'Email subject; null for Slack.' }),
   text: Type.String({ description: "The email's plain-text part, or the Slack message as JSON." }),
   html: Type.Union([Type.String(), Type.Null()], { description: "The email's HTML part; null for Slack." }),

@@ -24,6 +24,23 @@ export const ResponseSchema = Type.Union([
   Type.Null(),
 ]);
 
+/** A notification as listed on its pause. */
+export const NotificationFields = {
+  id: Type.String(),
+  channel: Type.Union([Type.Literal('email'), Type.Literal('slack')]),
+  to: Type.String({ description: 'The address, or the Slack URL with its secret part hidden.' }),
+  status: Type.Union([
+    Type.Literal('pending'),
+    Type.Literal('sent'),
+    Type.Literal('failed'),
+    Type.Literal('suppressed'),
+  ]),
+  attempts: Type.Integer(),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  sent_at: Type.Union([Timestamp, Type.Null()]),
+};
+const NotificationSchema = Type.Object(NotificationFields);
+
 export const PauseIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 export const PauseObject = Type.Object({
@@ -40,22 +57,8 @@ export const PauseObject = Type.Object({
   metadata: Type.Object({}, { additionalProperties: true }),
   response_url: Type.String({ description: 'The response page for the human: PUBLIC_BASE_URL/r/{token}' }),
   response: ResponseSchema,
-  notifications: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      channel: Type.Union([Type.Literal('email'), Type.Literal('slack')]),
-      to: Type.String({ description: 'The address, or the Slack URL with its secret part hidden.' }),
-      status: Type.Union([
-        Type.Literal('pending'),
-        Type.Literal('sent'),
-        Type.Literal('failed'),
-        Type.Literal('suppressed'),
-      ]),
-      attempts: Type.Integer(),
-      last_error: Type.Union([Type.String(), Type.Null()]),
-      sent_at: Type.Union([Timestamp, Type.Null()]),
-    }),
-  ),
+  notifications: Type.Array(NotificationSchema),
+
   created_at: Timestamp,
   updated_at: Timestamp,
 });
