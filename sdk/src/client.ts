@@ -15,6 +15,7 @@ import type {
   ListPausesParams,
   Outcome,
   Pause,
+  RetriedDelivery,
   Webhook,
 } from './types.js';
 
@@ -302,8 +303,8 @@ export class Webhooks {
   }
 
   /** Re-queues a failed delivery (same body, same signature). */
-  async retryDelivery(webhookId: string, deliveryId: string, options: RequestOptions = {}): Promise<Delivery> {
-    const answer = await this.transport.request<Delivery>({
+  async retryDelivery(webhookId: string, deliveryId: string, options: RequestOptions = {}): Promise<RetriedDelivery> {
+    const answer = await this.transport.request<RetriedDelivery>({
       method: 'POST',
       path: path('/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', webhookId, deliveryId),
       signal: options.signal,

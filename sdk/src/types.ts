@@ -28,6 +28,10 @@ export type CreateWebhookParams = JsonOf<paths['/v1/webhooks']['post']['requestB
 export type DeletedWebhook = JsonOf<paths['/v1/webhooks/{webhook_id}']['delete']['responses'][200]>;
 /** One delivery of one event to one webhook, with its attempts so far. */
 export type Delivery = JsonOf<paths['/v1/webhooks/{webhook_id}/deliveries']['get']['responses'][200]>['data'][number];
+/** The answer to a delivery's retry: the delivery, queued again. */
+export type RetriedDelivery = JsonOf<
+  paths['/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry']['post']['responses'][200]
+>;
 /** `limit` (page size) and `starting_after` for a webhook's deliveries. */
 export type ListDeliveriesParams = QueryOf<paths['/v1/webhooks/{webhook_id}/deliveries']['get']>;
 
