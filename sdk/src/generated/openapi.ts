@@ -1153,15 +1153,16 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            /** @enum {string} */
-                            object: "notification";
-                            pause_id: string;
                             channel: "email" | "slack";
+                            /** @description The address, or the Slack URL with its secret part hidden. */
                             to: string;
                             status: "pending" | "sent" | "failed" | "suppressed";
                             attempts: number;
                             last_error: string | null;
                             sent_at: string | null;
+                            /** @enum {string} */
+                            object: "notification";
+                            pause_id: string;
                             /** @description Email subject; null for Slack. */
                             subject: string | null;
                             /** @description The email's plain-text part, or the Slack message as JSON. */
