@@ -11,7 +11,6 @@ export const errorStatus = {
   unauthorized: 401,
   quota_exceeded: 402,
   not_found: 404,
-  method_not_allowed: 405,
   email_taken: 409,
   idempotency_conflict: 409,
   pause_not_pending: 409,
@@ -23,7 +22,6 @@ export const errorStatus = {
   rate_limited: 429,
   internal_error: 500,
   not_configured: 503,
-  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
