@@ -30,23 +30,24 @@ describe('pauses', () => {
     });
     await call(service.url, 'POST', `/v1/respond/${tokenOf(second)}`, { body: { choice: 'reject', text: 'no' } });
 
-    const list = await runCli(['pauses', 'list'], env);
+    // Independent reads run side by side: each is a process start.
+    const [list, json, get, getJson] = await Promise.all([
+      runCli(['pauses', 'list'], env),
+      runCli(['pauses', 'list', '--json', '--status', 'pending', '--limit', '1'], env),
+      runCli(['pauses', 'get', second.id], env),
+      runCli(['pauses', 'get', first.id, '--json'], env),
+    ]);
     expect(list.code).toBe(0);
     const lines = list.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+CHOICE\s+CREATED\s+TITLE$/);
     expect(lines[1]).toMatch(new RegExp(`^${second.id}\\s+responded\\s+reject\\s+\\S+\\s+Second question\\?$`));
     expect(lines[2]).toMatch(new RegExp(`^${first.id}\\s+pending\\s+-\\s+\\S+\\s+First question\\?$`));
-
-    const json = await runCli(['pauses', 'list', '--json', '--status', 'pending', '--limit', '1'], env);
     expect(JSON.parse(json.stdout).map((pause: { id: string }) => pause.id)).toEqual([first.id]);
-
-    const get = await runCli(['pauses', 'get', second.id], env);
     expect(get.code).toBe(0);
     expect(get.stdout).toMatch(/status: +responded/);
     expect(get.stdout).toMatch(/choice: +reject/);
     expect(get.stdout).toMatch(/text: +no/);
     expect(get.stdout).toMatch(/metadata: +\{"ticket":9\}/);
-    const getJson = await runCli(['pauses', 'get', first.id, '--json'], env);
     expect(JSON.parse(getJson.stdout)).toMatchObject({ id: first.id, status: 'pending' });
 
     const cancel = await runCli(['pauses', 'cancel', first.id], env);
@@ -102,24 +103,28 @@ describe('webhooks', () => {
     });
     expect(other).not.toHaveProperty('secret');
 
-    const list = await runCli(['webhooks', 'list'], env);
+    const [list, listJson, deliveries, deliveriesJson] = await Promise.all([
+      runCli(['webhooks', 'list'], env),
+      runCli(['webhooks', 'list', '--json'], env),
+      runCli(['webhooks', 'deliveries', id!], env),
+      runCli(['webhooks', 'deliveries', id!, '--json'], env),
+    ]);
     expect(list.stdout).toMatch(
       new RegExp(`^${id}\\s+test\\s+pause\\.responded\\s+https://127\\.0\\.0\\.1:9/hook$`, 'm'),
     );
-    const listJson = await runCli(['webhooks', 'list', '--json'], env);
     expect(
       JSON.parse(listJson.stdout)
         .map((webhook: { id: string }) => webhook.id)
         .sort(),
     ).toEqual([id, other.id].sort());
-
-    const deliveries = await runCli(['webhooks', 'deliveries', id!], env);
     expect(deliveries.stdout).toBe('No deliveries.\n');
-    expect(JSON.parse((await runCli(['webhooks', 'deliveries', id!, '--json'], env)).stdout)).toEqual([]);
+    expect(JSON.parse(deliveriesJson.stdout)).toEqual([]);
 
-    const rm = await runCli(['webhooks', 'rm', id!], env);
+    const [rm, rmJson] = await Promise.all([
+      runCli(['webhooks', 'rm', id!], env),
+      runCli(['webhooks', 'delete', other.id, '--json'], env),
+    ]);
     expect(rm.stdout).toBe(`Deleted ${id}\n`);
-    const rmJson = await runCli(['webhooks', 'delete', other.id, '--json'], env);
     expect(JSON.parse(rmJson.stdout)).toEqual({ id: other.id, object: 'webhook', deleted: true });
     expect((await runCli(['webhooks', 'list'], env)).stdout).toBe('No webhooks.\n');
   });
