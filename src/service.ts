@@ -12,6 +12,8 @@ import { migrateToLatest, openStore, type Store } from './store/store.js';
 import { Worker } from './worker/worker.js';
 
 const USER_AGENT = 'pausepoint-webhooks/1';
+/** How long in-flight requests may take to finish once shutdown begins. */
+const SHUTDOWN_GRACE_MS = 5000;
 
 // One running pausepoint: the database, the HTTP API and (by ROLE) the
 // background worker. main.ts runs one per process; tests run several.
@@ -82,7 +84,11 @@ export async function startService(
     const stop = () => {
       stopping ??= (async () => {
         await signals.close(); // ends long-polls with the pause as it stands
-        await app.close(); // stops accepting, lets in-flight requests finish
+        // Stop accepting and let in-flight requests finish; after a grace
+        // period, cut what is left, e.g. a connection that never sent a request.
+        const cutOff = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        await app.close();
+        clearTimeout(cutOff);
         await worker?.stop();
         await services.outbound.close();
         services.mailer?.close();

@@ -23,3 +23,18 @@ describe('service smoke', () => {
     expect(reply).toMatchObject({ status: 200, body: { status: 'ok', database: 'ok' } });
   });
 });
+
+describe('shutdown', () => {
+  it('does not wait on a connection that never sent a request', async () => {
+    const { connect } = await import('node:net');
+    const lone = await startTestService();
+    const { port } = new URL(lone.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const started = Date.now();
+    await lone.destroy();
+    socket.destroy();
+    // The grace period (5 s) then the cut, not Node's 60 s header timeout.
+    expect(Date.now() - started).toBeLessThan(8000);
+  }, 20_000);
+});
