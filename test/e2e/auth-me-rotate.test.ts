@@ -352,6 +352,7 @@ describe('accounts and keys', () => {
       beforeAll(async () => {
         probe = Fastify();
         probe.decorate('services', service.app.services);
+        probe.decorate('rateLimits', service.app.rateLimits);
         installErrorHandling(probe);
         probe.addHook('onSend', async (request, reply) => {
           reply.header('x-request-id', request.id);
