@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import type { Clock } from './domain/clock.js';
 import { installAuthentication } from './http/auth.js';
 import { installErrorHandling } from './http/errors.js';
+import { installInputSafety } from './http/input-safety.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
 import type { Logger } from './logger.js';
@@ -85,6 +86,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installValidation(app);
   installErrorHandling(app);
   installBodyParsers(app);
+  installInputSafety(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');

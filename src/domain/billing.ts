@@ -35,7 +35,9 @@ export function readProviderEvent(body: unknown): ProviderEvent | null {
   const event = body as { id?: unknown; type?: unknown; created?: unknown; data?: { object?: unknown } } | null;
   if (!event || typeof event !== 'object') return null;
   if (typeof event.id !== 'string' || event.id.length === 0 || event.id.length > 255) return null;
-  if (typeof event.type !== 'string' || typeof event.created !== 'number') return null;
+  if (typeof event.type !== 'string' || event.type.length > 255) return null;
+  // Unix seconds: a whole, non-negative number (stored as a 64-bit integer).
+  if (typeof event.created !== 'number' || !Number.isSafeInteger(event.created) || event.created < 0) return null;
   const object = event.data?.object;
   if (!object || typeof object !== 'object') return null;
   return { id: event.id, type: event.type, created: event.created, object: object as Record<string, any> };

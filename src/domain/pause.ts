@@ -1,8 +1,10 @@
 import type { PauseStatus, PausesTable } from '../store/schema.js';
 
-// The pause as the API shows it, derived from its row. A pending pause whose
-// expires_at has passed is shown as timed out at once: the expirer records
-// exactly that within a second, and every answer or cancel already loses.
+// The outcome of a pause as the API shows it: always the stored one. A pause
+// past its expires_at stays `pending` until the expirer records the timeout
+// (within a second). It is never shown as timed out earlier: an answer that
+// started before expires_at may still commit, and a program must never see
+// one outcome and then another.
 
 export interface PauseResponse {
   choice: string | null;
@@ -15,19 +17,13 @@ export interface PauseView {
   response: PauseResponse | null;
 }
 
+/** Pending, but past expires_at: answers and cancels already lose. */
 export const isOverdue = (row: Pick<PausesTable, 'status' | 'expires_at'>, now: string) =>
   row.status === 'pending' && row.expires_at <= now;
 
 export function outcomeOf(
-  row: Pick<
-    PausesTable,
-    'status' | 'expires_at' | 'timeout_default' | 'response_choice' | 'response_text' | 'response_at'
-  >,
-  now: string,
+  row: Pick<PausesTable, 'status' | 'expires_at' | 'response_choice' | 'response_text' | 'response_at'>,
 ): PauseView {
-  if (isOverdue(row, now)) {
-    return { status: 'timed_out', response: { choice: row.timeout_default, text: null, response_at: row.expires_at } };
-  }
   if (row.status === 'responded' || row.status === 'timed_out') {
     return {
       status: row.status,

@@ -22,10 +22,7 @@ export const getOwnedPause = (db: Kysely<Database>, owner: Owner, id: string) =>
     .where('mode', '=', owner.mode)
     .executeTakeFirst();
 
-/**
- * A page of the owner's pauses, newest first. The status filter matches what
- * the API shows: an overdue pending pause counts as timed out, not pending.
- */
+/** A page of the owner's pauses, newest first, optionally of one status. */
 export async function listPauses(
   db: Kysely<Database>,
   owner: Owner,
@@ -37,18 +34,7 @@ export async function listPauses(
     .where('developer_id', '=', owner.developerId)
     .where('mode', '=', owner.mode);
   if (input.startingAfter) query = query.where('id', '<', input.startingAfter);
-  if (input.status === 'pending') {
-    query = query.where('status', '=', 'pending').where('expires_at', '>', input.now);
-  } else if (input.status === 'timed_out') {
-    query = query.where((eb) =>
-      eb.or([
-        eb('status', '=', 'timed_out'),
-        eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', input.now)]),
-      ]),
-    );
-  } else if (input.status) {
-    query = query.where('status', '=', input.status);
-  }
+  if (input.status) query = query.where('status', '=', input.status);
   const rows = await query
     .orderBy('id', 'desc')
     .limit(input.limit + 1)

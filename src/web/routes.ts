@@ -52,6 +52,11 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
   // Browsers ask for it on every page; answering keeps their consoles clean.
   app.get('/favicon.ico', { schema: { hide: true } }, (_req, reply) => reply.code(204).send());
 
+  /** The 4xx status of an error the client caused (unreadable body or query, refused input), else null. */
+  const clientErrorStatus = (error: unknown): number | null => {
+    const status = error instanceof ApiError ? error.status : ((error as FastifyError).statusCode ?? 500);
+    return (error as FastifyError).validation ? 400 : status >= 400 && status < 500 ? status : null;
+  };
   const limitByAddress = async (request: FastifyRequest) => app.rateLimits.respond.hit(`respond:${request.ip}`);
   const isRateLimited = (error: unknown): error is ApiError =>
     error instanceof ApiError && error.code === 'rate_limited';
@@ -69,7 +74,7 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
       return pageHeaders(reply).code(404).send(renderNotFoundPage());
     }
     const html = renderQuestionPage({
-      question: questionOf(app, pause),
+      question: questionOf(pause),
       action: `/r/${encodeURIComponent(token)}`,
       now: app.services.clock.now(),
       ...extra,
@@ -90,7 +95,7 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
       errorHandler: (error, request, reply) => {
         if (isRateLimited(error)) return tooManyRequests(reply, error);
         // A query string we cannot read (e.g. ?choice given twice) is ignored.
-        if ((error as FastifyError).validation) return render(reply, (request.params as { token: string }).token, {});
+        if (clientErrorStatus(error)) return render(reply, (request.params as { token: string }).token, {});
         request.log.error({ err: error }, 'response page failed');
         return pageHeaders(reply).code(500).send(renderErrorPage());
       },
@@ -118,9 +123,8 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
       errorHandler: (error, request, reply) => {
         if (isRateLimited(error)) return tooManyRequests(reply, error);
         const token = (request.params as { token: string }).token;
-        if ((error as FastifyError).validation) {
-          return render(reply, token, { error: 'That answer could not be read; try again.' }, 400);
-        }
+        const status = clientErrorStatus(error);
+        if (status) return render(reply, token, { error: 'That answer could not be read; try again.' }, status);
         request.log.error({ err: error }, 'response page failed');
         return render(reply, token, { error: 'Something went wrong on our side; please try again.' }, 500);
       },

@@ -450,3 +450,33 @@ describe('rate limits on every endpoint class', () => {
     expect(await page.text()).toContain('Too many requests');
   });
 });
+
+describe('input no handler should see', () => {
+  let guarded: TestService;
+  beforeAll(async () => {
+    guarded = await startTestService();
+  });
+  afterAll(() => guarded?.destroy());
+
+  it('refuses U+0000 anywhere and absurd nesting with 400, on either database', async () => {
+    const dev = await registerAccount(guarded.url);
+    const nul = await call(guarded.url, 'POST', '/v1/pause', { token: dev.test, body: { title: 'a\u0000b' } });
+    expectError(nul, 400, 'invalid_request');
+    expectError(await call(guarded.url, 'GET', '/v1/pause/%00', { token: dev.test }), 400, 'invalid_request');
+    expectError(
+      await call(guarded.url, 'GET', '/v1/pause?starting_after=%00', { token: dev.test }),
+      400,
+      'invalid_request',
+    );
+    // Written by hand: JSON.stringify itself cannot go this deep.
+    const deep = `{"title":"t","metadata":{"deep":${'['.repeat(5000)}1${']'.repeat(5000)}}}`;
+    const nested = await call(guarded.url, 'POST', '/v1/pause', {
+      token: dev.test,
+      rawBody: deep,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(nested, 400, 'invalid_request');
+    const leap = await call(guarded.url, 'GET', '/v1/events?since=2016-12-31T23:59:60Z', { token: dev.test });
+    expectError(leap, 400, 'invalid_request');
+  });
+});

@@ -775,7 +775,7 @@ describe('Idempotency-Key', () => {
             authorization: `Bearer ${keys[who]}`,
           };
           const replies = await Promise.all(bodies.map((body) => send('POST', '/v1/pause', headers, body)));
-          replies.forEach((reply, i) => checkReply('POST', '/v1/pause', headers, bodies[i], reply));
+          for (const [i, reply] of replies.entries()) checkReply('POST', '/v1/pause', headers, bodies[i], reply);
           const what = JSON.stringify(replies.map((r) => [r.status, shorten(r.text, 120)]));
           const created = replies.map((r, i) => ({ r, body: bodies[i] })).filter(({ r }) => r.status === 201);
           expect(created.length, what).toBeGreaterThan(0);

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
-import { testEngine } from '../helpers/database.js';
 
 // Generators shared by the property tests: hostile strings and JSON, bodies
 // shaped by the endpoints' own schemas, headers, and IP addresses in every
@@ -18,57 +17,24 @@ import { testEngine } from '../helpers/database.js';
 // ---------------------------------------------------------------------------
 const included = new Set((process.env.PROPERTY_INCLUDE_KNOWN_BUGS ?? '').split(',').map((s) => s.trim()));
 const include = (name: string) => included.has('all') || included.has('1') || included.has(name);
-const onPostgres = testEngine === 'postgres';
 
 export const knownBugs = {
   /**
-   * PostgreSQL refuses U+0000 in text ('invalid byte sequence for encoding
-   * "UTF8": 0x00'): a pause title/body/timeout_default, an answer's text or
-   * choice, a path id, ?starting_after, a billing event's id/type/customer
-   * with a NUL are each a 500.
+   * Not a bug any more: U+0000 in any text is refused with 400 by design
+   * (PostgreSQL cannot store it; src/http/input-safety.ts). Generators whose
+   * property needs a request to succeed leave it out; the others keep it.
    */
-  nulOnPostgres: onPostgres && !include('nulOnPostgres'),
-  /**
-   * A metadata object nested deeper than about 3,100 levels (about 6 KB of
-   * JSON, well under the 16 KiB limit) overflows the stack in JSON.stringify
-   * (buildRow, src/routes/pauses/create.ts): a 500.
-   */
-  maxJsonDepth: include('maxJsonDepth') ? 20_000 : 2_000,
-  /**
-   * billing_events.created and developers.plan_event_created are 32-bit
-   * `integer` columns: on PostgreSQL a signed event whose `created` is
-   * fractional or outside int32 (any time after 2038-01-19) is a 500.
-   */
-  int32CreatedOnPostgres: onPostgres && !include('int32CreatedOnPostgres'),
-  /**
-   * GET /v1/events?since=<a leap second, 23:59:60Z>: ajv's date-time format
-   * accepts it, new Date() does not, and toISOString() throws
-   * (src/routes/events/events.ts): a 500.
-   */
-  leapSecondSince: !include('leapSecondSince'),
-  /**
-   * POST /r/{genuine token} with a body Fastify refuses (unsupported media
-   * type, invalid JSON, __proto__ keys, over the size limit) renders the page
-   * with status 500 (the route's errorHandler in src/web/routes.ts).
-   */
-  pageBodyErrors: !include('pageBodyErrors'),
-  /**
-   * On PostgreSQL, an answer decided with a `now` taken just before
-   * expires_at (src/routes/respond/answer.ts) commits just after it.
-   * Meanwhile a long-poll (GET /v1/pause/{id}?wait=N) reads the row, still
-   * pending, presents it as timed_out (its expires_at has passed) and
-   * returns: the client is told `timed_out`, the pause ends `responded` and
-   * emits pause.responded. Seen for 30 of 42 answers sent 0–28 ms before
-   * expires_at with eight long-polls waiting; never on SQLite.
-   */
-  staleLongPollNearExpiry: onPostgres && !include('staleLongPollNearExpiry'),
-  /**
-   * Fastify answers before routing, in its own shape
-   * ({"error":"Bad Request","code":"FST_ERR_…","message":…,"statusCode":…},
-   * no request_id): bad percent-encoding in the path (400 FST_ERR_BAD_URL), a
-   * path parameter over maxParamLength 512 (414 FST_ERR_MAX_PARAM_LENGTH) and
-   * headers over 16 KiB (431).
-   */
+  nulOnPostgres: true,
+  /** Fixed: nesting deeper than 64 levels is a 400 (src/http/input-safety.ts). */
+  maxJsonDepth: 20_000,
+  /** Fixed: `created` must be a whole, non-negative number; the columns are 64-bit (migration 0006). */
+  int32CreatedOnPostgres: false,
+  /** Fixed: a `since` that Date cannot hold (a leap second) is a 400. */
+  leapSecondSince: false,
+  /** Fixed: the page's error handlers answer a refused body with its 4xx status. */
+  pageBodyErrors: false,
+  /** Fixed: views show only the stored outcome, so a long-poll never reports a timeout an answer then beats. */
+  staleLongPollNearExpiry: false,
   preRoutingErrorShape: !include('preRoutingErrorShape'),
 };
 

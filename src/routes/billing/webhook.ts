@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { type BillingIntent, interpret, readProviderEvent, verifyPaymentSignature } from '../../domain/billing.js';
 import { isoTime } from '../../domain/clock.js';
 import { ApiError } from '../../errors.js';
+import { unsafeInput } from '../../http/input-safety.js';
 import { errorResponses } from '../../http/schemas.js';
 import { applyBillingEvent } from '../../store/billing.js';
 
@@ -58,6 +59,8 @@ export const billingWebhookRoute: FastifyPluginAsyncTypebox = async (app) => {
       } catch {
         throw new ApiError('invalid_request', 'The body is not valid JSON.');
       }
+      const unsafe = unsafeInput(parsed);
+      if (unsafe) throw unsafe;
       const event = readProviderEvent(parsed);
       if (!event)
         throw new ApiError('invalid_request', 'The body is not a payment event (id, type, created, data.object).');

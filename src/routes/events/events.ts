@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { ApiError } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 
@@ -53,13 +54,20 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const holder = keyHolderOf(request);
       const limit = request.query.limit ?? 100;
       const deadline = Date.now() + (request.query.wait ?? 0) * 1000;
+      const since = request.query.since === undefined ? undefined : new Date(request.query.since);
+      // The date-time format admits times Date cannot hold, such as a leap second.
+      if (since && Number.isNaN(since.getTime())) {
+        throw new ApiError('invalid_request', 'Invalid request: since is not a time this service can use.', {
+          fields: [{ field: 'since', problem: 'is not a valid time' }],
+        });
+      }
       for (;;) {
         let query = store.db
           .selectFrom('events')
           .select(['id', 'type', 'pause_id', 'created_at', 'payload'])
           .where('developer_id', '=', holder.developerId)
           .where('mode', '=', holder.mode);
-        if (request.query.since) query = query.where('created_at', '>=', new Date(request.query.since).toISOString());
+        if (since) query = query.where('created_at', '>=', since.toISOString());
         const rows = await query
           .orderBy('created_at')
           .orderBy('id')

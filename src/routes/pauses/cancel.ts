@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { isoTime } from '../../domain/clock.js';
+import { isOverdue } from '../../domain/pause.js';
 import { ApiError, notFound } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
@@ -35,7 +36,8 @@ export const cancelPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
       }
       const existing = await getOwnedPause(store.db, owner, request.params.id);
       if (!existing) throw notFound('Pause');
-      const { status } = presentPause(app, existing);
+      // Still stored as pending but past expires_at: its timeout is being recorded.
+      const status = isOverdue(existing, isoTime(clock.now())) ? 'timed_out' : existing.status;
       throw new ApiError('pause_not_pending', `The pause is already ${status.replace('_', ' ')}.`, { status });
     },
   );

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
-import { isoTime } from '../../domain/clock.js';
 import { outcomeOf } from '../../domain/pause.js';
 import { responseToken } from '../../domain/response-token.js';
 import { ModeSchema, Timestamp } from '../../http/schemas.js';
@@ -75,7 +74,7 @@ export function presentPause(
   row: PausesTable,
   notifications: NotificationSummary[] = [],
 ): PauseObjectType {
-  const { status, response } = outcomeOf(row, isoTime(app.services.clock.now()));
+  const { status, response } = outcomeOf(row);
   return {
     id: row.id,
     object: 'pause',

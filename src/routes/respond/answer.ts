@@ -31,14 +31,14 @@ export async function pauseForToken(app: FastifyInstance, token: string): Promis
   return pause;
 }
 
-export function questionOf(app: FastifyInstance, pause: PausesTable): Question {
+export function questionOf(pause: PausesTable): Question {
   return {
     title: pause.title,
     body: pause.body,
     options: JSON.parse(pause.options),
     allow_text: pause.allow_text === 1,
     expires_at: pause.expires_at,
-    ...outcomeOf(pause, isoTime(app.services.clock.now())),
+    ...outcomeOf(pause),
   };
 }
 
@@ -51,7 +51,7 @@ export async function submitAnswer(
   pause: PausesTable,
   answer: { choice: string; text?: string | null },
 ): Promise<{ choice: string; text: string | null; response_at: string }> {
-  const question = questionOf(app, pause);
+  const question = questionOf(pause);
   if (!question.options.includes(answer.choice)) throw invalid('choice', 'must be one of the options');
   const text = answer.text === undefined || answer.text === '' ? null : answer.text;
   if (text !== null && !question.allow_text) throw invalid('text', 'is not accepted for this pause');

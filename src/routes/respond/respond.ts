@@ -48,7 +48,7 @@ export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: QuestionSchema, ...errorResponses(404) },
       },
     },
-    async (request) => questionOf(app, await pauseForToken(app, request.params.token)),
+    async (request) => questionOf(await pauseForToken(app, request.params.token)),
   );
 
   app.post(

@@ -4,6 +4,7 @@ import * as pauses from './0002_pauses.js';
 import * as webhooks from './0003_webhooks.js';
 import * as billing from './0004_billing.js';
 import * as notifications from './0005_notifications.js';
+import * as billingTimes from './0006_billing_times.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_webhooks': webhooks,
   '0004_billing': billing,
   '0005_notifications': notifications,
+  '0006_billing_times': billingTimes,
 };
