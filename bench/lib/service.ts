@@ -1,0 +1,192 @@
+// The service under test: built once with `npm run build`, run as its own
+// process (node dist/main.js serve) over a throwaway database, so the load
+// generator in the benchmark process never shares its event loop.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { type Child, freePort, onCleanup, startChild, tempDir } from './harness.js';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Where the built service lives: this checkout, or a snapshot of BENCH_REF. */
+let serviceRoot = ROOT;
+let serviceSource = 'the working tree';
+
+/**
+ * `npm run build` here, unless BENCH_SKIP_BUILD=1 (the runner builds once
+ * for all three). With BENCH_REF=<commit> (e.g. HEAD) the service is instead
+ * built from that commit's files, extracted with `git archive` into a temp
+ * folder beside this checkout's node_modules, so work in progress in src/
+ * neither breaks the build nor slips into the figures. BENCH_SERVICE_DIR=<dir>
+ * runs <dir>/dist/main.js as already built.
+ */
+export function buildService(): void {
+  const prebuilt = process.env.BENCH_SERVICE_DIR;
+  if (prebuilt) {
+    // A build made elsewhere (say a patched copy, to try a fix): used as it is.
+    serviceRoot = prebuilt;
+    serviceSource = `the prebuilt ${join(prebuilt, 'dist/main.js')} (BENCH_SERVICE_DIR)`;
+    return;
+  }
+  const ref = process.env.BENCH_REF;
+  if (ref) {
+    const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim();
+    const dir = tempDir('pausepoint-bench-src');
+    // The workspace packages (sdk/) come too when the commit has them: npm run build builds them first.
+    const paths = ['src', 'sdk', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'].filter(
+      (path) => execFileSync('git', ['ls-tree', '--name-only', commit, path], { cwd: ROOT, encoding: 'utf8' }).trim(),
+    );
+    const archive = execFileSync('git', ['archive', '--format=tar', commit, ...paths], {
+      cwd: ROOT,
+      maxBuffer: 256 * 2 ** 20,
+    });
+    execFileSync('tar', ['-x', '-C', dir], { input: archive });
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    console.log(`building the service at commit ${commit} (npm run build in ${dir})…`);
+    const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: dir, stdio: 'inherit' });
+    if (build.status !== 0) throw new Error(`npm run build of ${commit} failed (exit ${build.status})`);
+    serviceRoot = dir;
+    serviceSource = `commit ${commit} (BENCH_REF=${ref})`;
+    return;
+  }
+  if (process.env.BENCH_SKIP_BUILD === '1') return;
+  console.log('building the service (npm run build)…');
+  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error(`npm run build failed (exit ${build.status})`);
+}
+
+/** What the running service was built from, for the printed summary. */
+export const builtFrom = () =>
+  [
+    serviceSource,
+    serviceNodeArgs().length > 0 ? `run with node ${serviceNodeArgs().join(' ')}` : '',
+    process.env.MALLOC_ARENA_MAX ? `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+
+export interface BenchDatabase {
+  kind: 'sqlite' | 'postgres';
+  url: string;
+  /** The SQLite file, for the summary. */
+  description: string;
+}
+
+/**
+ * A fresh database, removed at cleanup: a SQLite file in a temp folder, or
+ * with `postgres` a new database pausepoint_bench_<random> on the server at
+ * BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+ */
+export async function freshDatabase(postgres: boolean): Promise<BenchDatabase> {
+  if (!postgres) {
+    const dir = tempDir('pausepoint-bench');
+    const path = join(dir, 'pausepoint.db');
+    return { kind: 'sqlite', url: `sqlite:${path}`, description: `SQLite file ${path}` };
+  }
+  const adminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `pausepoint_bench_${randomBytes(5).toString('hex')}`;
+  await withAdmin(adminUrl, (client) => client.query(`create database ${name}`));
+  onCleanup(async () => {
+    await withAdmin(adminUrl, (client) => client.query(`drop database if exists ${name} with (force)`));
+  });
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { kind: 'postgres', url: url.toString(), description: `PostgreSQL database ${name}` };
+}
+
+async function withAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** One secret per benchmark run, so restarts over the same database agree. */
+const SECRET_KEY = randomBytes(32).toString('hex');
+
+export type ServiceProcess = Child;
+
+/**
+ * Extra node flags for the service from BENCH_NODE_ARGS (space-separated), to
+ * try runtime tuning such as --max-semi-space-size=4 without touching src/.
+ */
+export function serviceNodeArgs(): string[] {
+  return (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
+/** node [BENCH_NODE_ARGS] [nodeArgs] dist/main.js serve on a free port, ready once /health answers. */
+export async function startService(options: {
+  database: BenchDatabase;
+  nodeArgs?: string[];
+  env?: Record<string, string>;
+}): Promise<ServiceProcess> {
+  const port = await freePort();
+  return startChild({
+    name: 'pausepoint',
+    command: process.execPath,
+    args: [...serviceNodeArgs(), ...(options.nodeArgs ?? []), join(serviceRoot, 'dist/main.js'), 'serve'],
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: options.database.url,
+      SECRET_KEY,
+      LOG_LEVEL: 'warn',
+      // The per-key limits stay in the path (their bookkeeping is part of the
+      // cost) but far above what a benchmark sends; older builds ignore them.
+      AUTH_RATE_LIMIT: '100000/60',
+      API_RATE_LIMIT: '100000000/60',
+      RESPOND_RATE_LIMIT: '100000000/60',
+      ROLE: 'all',
+      ...options.env,
+    },
+    url: `http://127.0.0.1:${port}`,
+    readyPath: '/health',
+    timeoutMs: 60_000,
+  });
+}
+
+export interface Account {
+  developerId: string;
+  testKey: string;
+  liveKey: string;
+}
+
+/** POST /v1/auth/register with a fresh email. */
+export async function register(baseUrl: string): Promise<Account> {
+  const response = await fetch(`${baseUrl}/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email: `bench-${randomBytes(4).toString('hex')}@example.com`,
+      password: 'benchmark-password',
+    }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = (await response.json()) as { developer?: { id: string }; keys?: { live: string; test: string } };
+  if (response.status !== 201 || !body.developer || !body.keys) {
+    throw new Error(`register answered ${response.status}: ${JSON.stringify(body)}`);
+  }
+  return { developerId: body.developer.id, testKey: body.keys.test, liveKey: body.keys.live };
+}
+
+/** POST /v1/pause once, checked. */
+export async function createPause(baseUrl: string, key: string, body: object): Promise<{ id: string }> {
+  const response = await fetch(`${baseUrl}/v1/pause`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  if (response.status !== 201) throw new Error(`POST /v1/pause answered ${response.status}: ${text}`);
+  return JSON.parse(text) as { id: string };
+}
