@@ -20,7 +20,8 @@ export function verifyPaymentSignature(rawBody: Buffer, header: string, secret: 
     return false;
   }
   const timestamp = Number(/(?:^|,)\s*t=(\d+)/.exec(header)?.[1]);
-  return Number.isFinite(timestamp) && timestamp - nowMs / 1000 <= SIGNATURE_TOLERANCE_SECONDS;
+  // Whole seconds, as the library counts the age of a signature.
+  return Number.isFinite(timestamp) && timestamp - Math.floor(nowMs / 1000) <= SIGNATURE_TOLERANCE_SECONDS;
 }
 
 export interface ProviderEvent {
