@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -6,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { Config } from './config.js';
 import type { Clock } from './domain/clock.js';
+import { randomBytesPooled } from './domain/crypto.js';
 import { installAuthentication } from './http/auth.js';
 import { installErrorHandling } from './http/errors.js';
 import { installInputSafety } from './http/input-safety.js';
@@ -66,7 +66,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
-    genReqId: () => `req_${randomBytes(12).toString('hex')}`,
+    genReqId: () => `req_${randomBytesPooled(12).toString('hex')}`,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
     // Response tokens are ~76 characters; a link padded by a mail client must

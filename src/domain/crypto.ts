@@ -1,6 +1,25 @@
-import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
+export const sha256Hex = (value: string): string => hash('sha256', value, 'hex');
+
+const RANDOM_POOL_BYTES = 4096;
+let randomPool = Buffer.alloc(0);
+let randomOffset = 0;
+
+/**
+ * Bytes from the CSPRNG, drawn from a pool refilled 4 KiB at a time (as Node
+ * does for randomUUID): one call serves hundreds of ids. Use them at once;
+ * the view is never handed out again.
+ */
+export function randomBytesPooled(size: number): Buffer {
+  if (randomOffset + size > randomPool.length) {
+    randomPool = randomBytes(Math.max(RANDOM_POOL_BYTES, size));
+    randomOffset = 0;
+  }
+  const bytes = randomPool.subarray(randomOffset, randomOffset + size);
+  randomOffset += size;
+  return bytes;
+}
 
 export const hmacSha256 = (key: Buffer | string, data: string | Buffer): Buffer =>
   createHmac('sha256', key).update(data).digest();

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytesPooled } from './crypto.js';
 
 // Identifiers are a type prefix and a ULID-style body: 10 characters of
 // millisecond time then 16 of randomness, in Crockford base32, so they sort
@@ -13,6 +13,6 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
     time = ALPHABET[rest % 32] + time;
   }
   let random = '';
-  for (const byte of randomBytes(16)) random += ALPHABET[byte % 32];
+  for (const byte of randomBytesPooled(16)) random += ALPHABET[byte % 32];
   return `${prefix}_${time}${random}`;
 }
