@@ -10,10 +10,20 @@ import type { Store } from './store/store.js';
 // least once a second in case one was missed.
 
 export const PAUSE_CHANNEL = 'pausepoint_pause';
+/** Carries a developer id whose API keys were rotated (caches must forget them). */
+export const KEYS_CHANNEL = 'pausepoint_keys';
 const ANY_CHANGE = Symbol('any change');
+
+/** Something that keeps API keys and must hear when they are rotated. */
+export interface KeyRotationWatcher {
+  forget(developerId: string | null): void;
+  /** False while rotations on other instances cannot be heard. */
+  setEnabled(enabled: boolean): void;
+}
 
 export class PauseSignals {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
+  private readonly keyWatchers: KeyRotationWatcher[] = [];
   private listener: pg.Client | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -59,6 +69,25 @@ export class PauseSignals {
     });
   }
 
+  /** Tells key caches that a developer's keys changed; call after the commit. */
+  keysRotated(developerId: string): void {
+    for (const watcher of this.keyWatchers) watcher.forget(developerId);
+  }
+
+  watchKeyRotations(watcher: KeyRotationWatcher): void {
+    this.keyWatchers.push(watcher);
+    watcher.setEnabled(this.hearsOtherInstances);
+  }
+
+  /** Always on SQLite (one process serves the API); on PostgreSQL while LISTEN is up. */
+  private get hearsOtherInstances(): boolean {
+    return this.store.config.kind !== 'postgres' || this.listener !== undefined;
+  }
+
+  private setHearing(): void {
+    for (const watcher of this.keyWatchers) watcher.setEnabled(this.hearsOtherInstances);
+  }
+
   get isClosed(): boolean {
     return this.closed;
   }
@@ -75,20 +104,24 @@ export class PauseSignals {
   private async listen(url: string): Promise<void> {
     const client = new pg.Client({ connectionString: url });
     client.on('notification', (message) => {
-      if (message.payload) this.changed([message.payload]);
+      if (!message.payload) return;
+      if (message.channel === KEYS_CHANNEL) this.keysRotated(message.payload);
+      else this.changed([message.payload]);
     });
     client.on('error', (error) => {
       this.logger.warn({ err: error }, 'pause signal listener lost its connection; reconnecting');
       this.reconnect(url, client);
     });
     await client.connect();
-    await client.query(`listen ${PAUSE_CHANNEL}`);
+    await client.query(`listen ${PAUSE_CHANNEL}; listen ${KEYS_CHANNEL}`);
     this.listener = client;
+    this.setHearing();
   }
 
   private reconnect(url: string, failed: pg.Client): void {
     if (this.closed || this.listener !== failed) return;
     this.listener = undefined;
+    this.setHearing();
     failed.end().catch(() => {});
     this.reconnectTimer = setTimeout(() => {
       this.listen(url).catch((error) => {

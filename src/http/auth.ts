@@ -1,9 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
 import { isoTime } from '../domain/clock.js';
 import type { Mode } from '../domain/keys.js';
 import { parseCredential } from '../domain/keys.js';
 import { ApiError } from '../errors.js';
 import { findApiKey, findSession } from '../store/accounts.js';
+import type { Database } from '../store/schema.js';
+import { ApiKeyCache, type KnownKey } from './api-key-cache.js';
 
 // Authentication for every /v1 endpoint. A route is protected by an API key
 // unless its config says otherwise, so a new route cannot be public by mistake:
@@ -32,7 +35,12 @@ declare module 'fastify' {
 
 const unauthorized = (message: string) => new ApiError('unauthorized', message);
 
-async function authenticate(app: FastifyInstance, request: FastifyRequest, policy: AuthPolicy): Promise<Principal> {
+async function authenticate(
+  app: FastifyInstance,
+  keys: ApiKeyCache,
+  request: FastifyRequest,
+  policy: AuthPolicy,
+): Promise<Principal> {
   const header = request.headers.authorization;
   if (!header) throw unauthorized('Send your API key as Authorization: Bearer <key>.');
   const match = /^Bearer +(\S+) *$/i.exec(header);
@@ -41,9 +49,9 @@ async function authenticate(app: FastifyInstance, request: FastifyRequest, polic
 
   const { db } = app.services.store;
   if (credential.kind === 'api_key') {
-    const key = await findApiKey(db, credential.hash);
+    const key = keys.get(credential.hash) ?? (await lookUpApiKey(db, keys, credential.hash));
     if (!key || key.mode !== credential.mode) throw unauthorized('The API key is invalid or has been rotated.');
-    return { developerId: key.developer_id, mode: key.mode, via: 'api_key', credentialHash: credential.hash };
+    return { developerId: key.developerId, mode: key.mode, via: 'api_key', credentialHash: credential.hash };
   }
   if (policy !== 'key_or_session') {
     throw unauthorized('A login session works only for /v1/auth/me and /v1/auth/keys/rotate; use an API key.');
@@ -53,14 +61,26 @@ async function authenticate(app: FastifyInstance, request: FastifyRequest, polic
   return { developerId: session.developer_id, mode: null, via: 'session', credentialHash: credential.hash };
 }
 
+async function lookUpApiKey(db: Kysely<Database>, keys: ApiKeyCache, keyHash: string): Promise<KnownKey | undefined> {
+  const startedAt = keys.startLookup();
+  const row = await findApiKey(db, keyHash);
+  if (!row) return undefined;
+  const key = { developerId: row.developer_id, mode: row.mode };
+  keys.remember(keyHash, key, startedAt);
+  return key;
+}
+
 /** Adds the authentication hook to this plugin scope (the /v1 API). */
 export function installAuthentication(app: FastifyInstance): void {
+  const { clock, signals } = app.services;
+  const keys = new ApiKeyCache(() => clock.now().getTime());
+  signals.watchKeyRotations(keys);
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     if (request.is404) return;
     const policy = request.routeOptions.config.auth ?? 'key';
     if (policy === 'none') return;
-    request.principal = await authenticate(app, request, policy);
+    request.principal = await authenticate(app, keys, request, policy);
     app.rateLimits.api.hit(`key:${request.principal.credentialHash}`);
   });
 }

@@ -1,7 +1,9 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
 import { type IssuedSecret, issueApiKey, issueSessionToken, MODES, type Mode } from '../domain/keys.js';
+import { KEYS_CHANNEL } from '../signals.js';
 import type { Database, DevelopersTable } from './schema.js';
+import type { Store } from './store.js';
 
 // Developers, their API keys and login sessions.
 
@@ -90,17 +92,21 @@ export const findSession = (db: Kysely<Database>, tokenHash: string, now: string
  * the same key exactly one wins. Returns null when nothing was replaced.
  */
 export async function rotateKey(
-  db: Kysely<Database>,
+  store: Store,
   input: { developerId: string; mode: Mode; currentHash?: string; now: string },
 ): Promise<(KeySummary & { key: string }) | null> {
   const issued = issueApiKey(input.mode);
-  let update = db
-    .updateTable('api_keys')
-    .set({ key_hash: issued.hash, prefix: issued.prefix, created_at: input.now })
-    .where('developer_id', '=', input.developerId)
-    .where('mode', '=', input.mode);
-  if (input.currentHash) update = update.where('key_hash', '=', input.currentHash);
-  const result = await update.executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) return null;
-  return { key: issued.plaintext, mode: input.mode, prefix: issued.prefix, created_at: input.now };
+  return store.db.transaction().execute(async (trx) => {
+    let update = trx
+      .updateTable('api_keys')
+      .set({ key_hash: issued.hash, prefix: issued.prefix, created_at: input.now })
+      .where('developer_id', '=', input.developerId)
+      .where('mode', '=', input.mode);
+    if (input.currentHash) update = update.where('key_hash', '=', input.currentHash);
+    const result = await update.executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return null;
+    // Other instances drop the old key from their caches when this commits.
+    if (store.dialect === 'postgres') await sql`select pg_notify(${KEYS_CHANNEL}, ${input.developerId})`.execute(trx);
+    return { key: issued.plaintext, mode: input.mode, prefix: issued.prefix, created_at: input.now };
+  });
 }

@@ -37,7 +37,7 @@ export const rotateRoute: FastifyPluginAsyncTypebox = async (app) => {
       if (principal.via === 'api_key' && requested && requested !== principal.mode) {
         throw new ApiError('invalid_request', `An API key rotates itself; this is a ${principal.mode} key.`);
       }
-      const rotated = await rotateKey(app.services.store.db, {
+      const rotated = await rotateKey(app.services.store, {
         developerId: principal.developerId,
         mode: principal.mode ?? (requested as 'live' | 'test'),
         // A key is replaced only if it is still the active one: of two racing
@@ -46,6 +46,7 @@ export const rotateRoute: FastifyPluginAsyncTypebox = async (app) => {
         now: isoTime(app.services.clock.now()),
       });
       if (!rotated) throw new ApiError('unauthorized', 'The API key is invalid or has been rotated.');
+      app.services.signals.keysRotated(principal.developerId);
       return rotated;
     },
   );
