@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
+import type { Client } from 'pg';
 import type { Logger } from './logger.js';
 import type { Store } from './store/store.js';
 
@@ -24,7 +24,7 @@ export interface KeyRotationWatcher {
 export class PauseSignals {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
   private readonly keyWatchers: KeyRotationWatcher[] = [];
-  private listener: pg.Client | undefined;
+  private listener: Client | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -102,6 +102,7 @@ export class PauseSignals {
   }
 
   private async listen(url: string): Promise<void> {
+    const { default: pg } = await import('pg'); // only on PostgreSQL
     const client = new pg.Client({ connectionString: url });
     client.on('notification', (message) => {
       if (!message.payload) return;
@@ -118,7 +119,7 @@ export class PauseSignals {
     this.setHearing();
   }
 
-  private reconnect(url: string, failed: pg.Client): void {
+  private reconnect(url: string, failed: Client): void {
     if (this.closed || this.listener !== failed) return;
     this.listener = undefined;
     this.setHearing();

@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 
 // The payment provider's webhook: its signature scheme and what its events
 // mean for a developer's plan. Pure: no database here.
@@ -11,8 +11,13 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
  * may match, at most 300 s old). The library accepts any future timestamp; a
  * signature dated more than the tolerance ahead is refused here as well.
  */
-export function verifyPaymentSignature(rawBody: Buffer, header: string, secret: string, nowMs: number): boolean {
-  const scheme = Stripe.webhooks.signature;
+export async function verifyPaymentSignature(
+  rawBody: Buffer,
+  header: string,
+  secret: string,
+  nowMs: number,
+): Promise<boolean> {
+  const scheme = (await paymentLibrary()).webhooks.signature;
   if (!scheme) throw new Error('the payment library has no signature verifier');
   try {
     scheme.verifyHeader(rawBody, header, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, nowMs);
@@ -23,6 +28,13 @@ export function verifyPaymentSignature(rawBody: Buffer, header: string, secret: 
   // Whole seconds, as the library counts the age of a signature.
   return Number.isFinite(timestamp) && timestamp - Math.floor(nowMs / 1000) <= SIGNATURE_TOLERANCE_SECONDS;
 }
+
+// The library is large and only the billing webhook needs it: load it then.
+let library: Promise<typeof Stripe> | undefined;
+const paymentLibrary = () => {
+  library ??= import('stripe').then((module) => module.default);
+  return library;
+};
 
 export interface ProviderEvent {
   id: string;

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.js';
 import type { RenderedEmail } from './render.js';
 
@@ -16,17 +16,25 @@ export interface Mailer {
 
 export function createMailer(config: Pick<Config, 'smtpUrl' | 'emailFrom'>): Mailer | undefined {
   if (!config.smtpUrl || !config.emailFrom) return undefined;
-  const transport = nodemailer.createTransport({
-    url: config.smtpUrl,
-    connectionTimeout: 5000,
-    greetingTimeout: 5000,
-    socketTimeout: 10_000,
-  } as nodemailer.TransportOptions);
+  const smtpUrl = config.smtpUrl;
+  // The mail library is loaded with the first message, not at start-up.
+  let transport: Promise<Transporter> | undefined;
+  const connect = () => {
+    transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        url: smtpUrl,
+        connectionTimeout: 5000,
+        greetingTimeout: 5000,
+        socketTimeout: 10_000,
+      } as Parameters<typeof nodemailer.createTransport>[0]),
+    );
+    return transport;
+  };
   const from = config.emailFrom;
   return {
     async send(to, email) {
       try {
-        await transport.sendMail({ from, to, subject: email.subject, text: email.text, html: email.html });
+        await (await connect()).sendMail({ from, to, subject: email.subject, text: email.text, html: email.html });
         return { ok: true };
       } catch (error) {
         const smtp = error as { responseCode?: number; message?: string };
@@ -35,6 +43,6 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'emailFrom'>): Mai
         return { ok: false, statusCode: smtp.responseCode ?? null, error: message };
       }
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((open) => open.close()),
   };
 }

@@ -9,7 +9,6 @@ import {
   type SqliteDatabase as SqliteDialectDatabase,
   sql,
 } from 'kysely';
-import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -85,11 +84,17 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectDat
 }
 
 function postgresDialect(url: string): PostgresDialect {
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
-  // An idle client's error (the server restarting) must not crash the process;
-  // the next query reports it.
-  pool.on('error', () => {});
-  return new PostgresDialect({ pool });
+  return new PostgresDialect({
+    // The driver is loaded only when PostgreSQL is used; SQLite never needs it.
+    pool: async () => {
+      const { default: pg } = await import('pg');
+      const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+      // An idle client's error (the server restarting) must not crash the
+      // process; the next query reports it.
+      pool.on('error', () => {});
+      return pool;
+    },
+  });
 }
 
 /**

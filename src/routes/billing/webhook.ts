@@ -51,7 +51,7 @@ export const billingWebhookRoute: FastifyPluginAsyncTypebox = async (app) => {
       const raw = request.body;
       const header = request.headers['payment-signature'];
       if (!Buffer.isBuffer(raw) || !header) throw badSignature();
-      if (!verifyPaymentSignature(raw, header, secret, clock.now().getTime())) throw badSignature();
+      if (!(await verifyPaymentSignature(raw, header, secret, clock.now().getTime()))) throw badSignature();
 
       let parsed: unknown;
       try {
