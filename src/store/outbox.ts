@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
-import type { Store } from './store.js';
+import type { Dialect, Store } from './store.js';
 
 // The work queues in the database: webhook deliveries and human notifications
 // share these columns (status, attempts, next_attempt_at, last_status_code,
@@ -27,9 +27,13 @@ const DONE: Record<OutboxTable, string> = { deliveries: 'succeeded', notificatio
 
 // Both tables have the queue columns; Kysely is told it is looking at one of
 // them, and every query names the real table.
-const queue = (db: Kysely<Database>) => db as unknown as Kysely<Pick<Database, 'deliveries'>>;
+type Queue = Pick<Database, 'deliveries'>;
+const queue = (db: Kysely<Database>) => db as unknown as Kysely<Queue>;
 
-/** Claims up to `limit` due rows. On PostgreSQL rows being claimed elsewhere are skipped. */
+/**
+ * Claims up to `limit` due rows, shared fairly between developers (see
+ * fairlyDue). On PostgreSQL rows being claimed elsewhere are skipped.
+ */
 export async function claimDue(
   store: Store,
   table: OutboxTable,
@@ -37,22 +41,142 @@ export async function claimDue(
 ): Promise<Claim[]> {
   return store.db.transaction().execute(async (trx) => {
     const db = queue(trx);
-    let due = db
-      .selectFrom(table as 'deliveries')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', input.now)
-      .orderBy('next_attempt_at')
-      .limit(input.limit);
-    if (store.dialect === 'postgres') due = due.forUpdate().skipLocked();
+    const { now, limit } = input;
+    // Fewer due rows than a batch: taking them all is fair already, and the
+    // oldest-first scan is cheaper than the fair one.
+    const backlog = (await oldestDue(db, table, now, limit).execute()).length === limit;
+    let due = backlog ? fairlyDue(db, table, store.dialect, now, limit) : oldestDue(db, table, now, limit);
+    if (store.dialect === 'postgres') due = due.forUpdate('d').skipLocked();
     const claimed = await db
       .updateTable(table as 'deliveries')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: input.leaseUntil, updated_at: input.now }))
+      .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: input.leaseUntil, updated_at: now }))
       .where('id', 'in', due)
       .returning(['id', 'attempts'])
       .execute();
     return claimed.map((row) => ({ id: row.id, attempts: Number(row.attempts) }));
   });
+}
+
+const from = <A extends string>(table: OutboxTable, alias: A) => `${table} as ${alias}` as `deliveries as ${A}`;
+
+function oldestDue(db: Kysely<Queue>, table: OutboxTable, now: string, limit: number) {
+  return db
+    .selectFrom(from(table, 'd'))
+    .select('d.id')
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<=', now)
+    .orderBy('d.next_attempt_at')
+    .limit(limit);
+}
+
+// Fair claiming: every developer with due rows gets its oldest one into the
+// batch before any developer gets a second, and so on, so one developer's
+// backlog (or slow receiver) cannot starve the others' deliveries.
+//
+// Its cost is bounded by the batch and by the number of developers with
+// pending rows, not by the backlog; each step probes the index on
+// (developer_id, next_attempt_at) of pending rows (migration 0007):
+//   1. owners: the developers with pending rows, one probe each (a recursive
+//      "loose index scan": neither engine skips through an index by itself,
+//      and a GROUP BY would read every due row), and one more probe each for
+//      when their oldest pending row fell due;
+//   2. of those, the `limit` developers due longest;
+//   3. the oldest due rows of each, up to a pool of twice the batch: a LATERAL
+//      join on PostgreSQL; SQLite has no LATERAL, so a correlated IN (which
+//      PostgreSQL would re-run for every row);
+//   4. ROW_NUMBER per developer over those (at most 2 × limit² rows) orders
+//      them, round by round, and the pool keeps the first 2 × limit.
+// PostgreSQL locks no rows of a query with window functions, so the ranking is
+// a CTE and the outer query locks; the pool is twice the batch so that rows
+// another instance holds locked are skipped and the batch still fills.
+function fairlyDue(db: Kysely<Queue>, table: OutboxTable, dialect: Dialect, now: string, limit: number) {
+  const pool = 2 * limit;
+  const candidates = db
+    // Seeded with '', which sorts before every id; each step finds the next owner.
+    .withRecursive('walk(developer_id)', (qc) =>
+      qc.selectNoFrom(sql<string | null>`''`.as('developer_id')).unionAll(
+        qc
+          .selectFrom('walk')
+          .select((eb) =>
+            eb
+              .selectFrom(from(table, 'x'))
+              .select('x.developer_id')
+              .where('x.status', '=', 'pending')
+              .whereRef('x.developer_id', '>', 'walk.developer_id')
+              .orderBy('x.developer_id')
+              .limit(1)
+              .as('developer_id'),
+          )
+          .where('walk.developer_id', 'is not', null),
+      ),
+    )
+    // Materialized, so that each owner's oldest row is looked up once.
+    .with(
+      (cte) => cte('owners').materialized(),
+      (qc) =>
+        qc
+          .selectFrom('walk')
+          .select((eb) => [
+            'walk.developer_id',
+            eb
+              .selectFrom(from(table, 'x'))
+              .select((inner) => inner.fn.min('x.next_attempt_at').as('oldest'))
+              .where('x.status', '=', 'pending')
+              .whereRef('x.developer_id', '=', 'walk.developer_id')
+              .as('oldest'),
+          ])
+          .where('walk.developer_id', '>', ''),
+    )
+    .with('due_owners', (qc) =>
+      qc
+        .selectFrom('owners')
+        .select('owners.developer_id')
+        .where('owners.oldest', '<=', now)
+        .orderBy('owners.oldest')
+        .limit(limit),
+    )
+    .with('candidates', (qc) => {
+      const dueOf = (eb: ExpressionBuilder<Queue & { o: { developer_id: string | null } }, 'o'>) =>
+        eb
+          .selectFrom(from(table, 'x'))
+          .where('x.status', '=', 'pending')
+          .where('x.next_attempt_at', '<=', now)
+          .whereRef('x.developer_id', '=', 'o.developer_id')
+          .orderBy('x.next_attempt_at')
+          .limit(pool);
+      const owners = qc.selectFrom('due_owners as o');
+      const rows =
+        dialect === 'postgres'
+          ? owners.innerJoinLateral(
+              (eb) => dueOf(eb).select(['x.id', 'x.developer_id', 'x.next_attempt_at']).as('c'),
+              (join) => join.onTrue(),
+            )
+          : owners.innerJoin(from(table, 'c'), (join) => join.on('c.id', 'in', (eb) => dueOf(eb).select('x.id')));
+      return rows
+        .select((eb) => [
+          'c.id',
+          'c.next_attempt_at',
+          eb.fn
+            .agg<number>('row_number')
+            .over((over) => over.partitionBy('c.developer_id').orderBy('c.next_attempt_at'))
+            .as('rank'),
+        ])
+        .orderBy('rank')
+        .orderBy('c.next_attempt_at')
+        .limit(pool);
+    });
+  // A cross join keeps SQLite's planner from driving the join from every due
+  // row (it joins a cross join in the order written); PostgreSQL plans it freely.
+  return candidates
+    .selectFrom('candidates as c')
+    .crossJoin(from(table, 'd'))
+    .whereRef('d.id', '=', 'c.id')
+    .select('d.id')
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<=', now)
+    .orderBy('c.rank')
+    .orderBy('c.next_attempt_at')
+    .limit(limit);
 }
 
 /**

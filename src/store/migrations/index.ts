@@ -5,6 +5,7 @@ import * as webhooks from './0003_webhooks.js';
 import * as billing from './0004_billing.js';
 import * as notifications from './0005_notifications.js';
 import * as billingTimes from './0006_billing_times.js';
+import * as fairClaims from './0007_fair_claims.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_billing': billing,
   '0005_notifications': notifications,
   '0006_billing_times': billingTimes,
+  '0007_fair_claims': fairClaims,
 };
