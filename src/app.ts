@@ -69,6 +69,14 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     genReqId: () => `req_${randomBytesPooled(12).toString('hex')}`,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
+    // A client trickling its headers or body (slow-loris) is cut off rather
+    // than holding a connection; Node checks every second. A request already
+    // received (a long-poll waiting for its answer) is not affected.
+    http: {
+      headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
+      connectionsCheckingInterval: 1000,
+    },
+    requestTimeout: config.requestTimeoutMs,
     // Response tokens are ~76 characters; a link padded by a mail client must
     // still reach the route (and its 404), not Fastify's bare 414.
     routerOptions: { maxParamLength: 512 },
