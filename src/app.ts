@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import type { Clock } from './domain/clock.js';
 import { randomBytesPooled } from './domain/crypto.js';
 import { installAuthentication } from './http/auth.js';
-import { installErrorHandling } from './http/errors.js';
+import { frameworkErrors, installErrorHandling } from './http/errors.js';
 import { installInputSafety } from './http/input-safety.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
@@ -82,6 +82,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 512 },
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('services', services);

@@ -34,6 +34,11 @@ function fromFastifyError(error: FastifyError): ApiError | null {
       return new ApiError('invalid_request', 'The body is not valid JSON.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', 'The Content-Length header does not match the body.');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'The URL path is not valid percent-encoding.');
+    // routerOptions.maxParamLength: no identifier or token is that long.
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('not_found', 'No such resource: a path segment is longer than 512 characters.');
   }
   if (error instanceof SyntaxError && error.statusCode === 400) {
     return new ApiError('invalid_request', 'The body is not valid JSON.');
@@ -45,15 +50,29 @@ function fromFastifyError(error: FastifyError): ApiError | null {
   return null;
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = error instanceof ApiError ? error : fromFastifyError(error);
-    if (apiError) return sendError(request, reply, apiError);
-    request.log.error({ err: error }, 'request failed');
-    return sendError(request, reply, new ApiError('internal_error', 'Something went wrong on our side.'));
-  });
+function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const apiError = error instanceof ApiError ? error : fromFastifyError(error);
+  if (apiError) return sendError(request, reply, apiError);
+  request.log.error({ err: error }, 'request failed');
+  return sendError(request, reply, new ApiError('internal_error', 'Something went wrong on our side.'));
+}
 
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
     sendError(request, reply, new ApiError('not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`)),
   );
+}
+
+/**
+ * Fastify's `frameworkErrors` option: what it refuses before routing (a path
+ * whose percent-encoding does not decode, a path parameter over
+ * maxParamLength) gets the same error body. No hook runs for these replies,
+ * so the headers the app's onSend hook adds are set here.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id);
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('cache-control', 'no-store');
+  return handleError(error, request, reply);
 }

@@ -63,6 +63,31 @@ describe('platform', () => {
     });
   });
 
+  describe('paths Fastify refuses before routing', () => {
+    it.each([
+      ['GET', '/v1/pause/%E0%A4%A'],
+      ['DELETE', '/v1/pause/%zz'],
+      ['POST', '/v1/respond/%'],
+      ['GET', '/r/%ff%'],
+      ['GET', '/nope/%E0%A4%A'],
+    ])('%s %s (bad percent-encoding) is 400 invalid_request with the error body and headers', async (method, path) => {
+      const reply = await call(service.url, method, path, { token: `svc_test_${'0'.repeat(48)}` });
+      expectError(reply, 400, 'invalid_request');
+      expect(reply.headers.get('cache-control')).toBe('no-store');
+      expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+    });
+
+    it.each([
+      ['GET', `/v1/pause/${'x'.repeat(513)}`],
+      ['POST', `/v1/respond/${'x'.repeat(600)}`],
+      ['GET', `/r/${'é'.repeat(600)}`],
+    ])('%s with a path segment over 512 characters is 404 not_found with the error body', async (method, path) => {
+      const reply = await call(service.url, method, path, { token: `svc_test_${'0'.repeat(48)}` });
+      expectError(reply, 404, 'not_found');
+      expect(reply.headers.get('cache-control')).toBe('no-store');
+    });
+  });
+
   describe('request bodies', () => {
     it.each([
       ['broken JSON', '{"email": "a@example.com", "password": '],
