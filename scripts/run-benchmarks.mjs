@@ -10,6 +10,7 @@ const benchmarks = [
   ['create', 'bench/create-pause.ts'],
   ['memory', 'bench/pending-memory.ts'],
   ['expiry', 'bench/mass-expiry.ts'],
+  ['webhooks', 'bench/webhook-delivery.ts'],
 ];
 const extraArgs = process.argv.slice(2);
 
