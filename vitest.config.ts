@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The crash tests take minutes and run apart, by npm run test:chaos.
+    exclude: [...configDefaults.exclude, 'test/chaos/**'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

@@ -8,10 +8,11 @@ import { loadConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/store.js';
 
 // pausepoint as a real operating-system process (`node --import tsx src/main.ts
-// serve`), for tests of what only a process can show: signals, kill -9,
-// restarts, several instances over one database. Every child is tracked and
-// killed by killAllServices() (call it in afterEach) and, failing that, when
-// the test process exits, so a failed test never leaves a service running.
+// serve`, or the build: `node dist/main.js serve`), for tests of what only a
+// process can show: signals, kill -9, restarts, several instances over one
+// database. Every child is tracked and killed by killAllServices() (call it in
+// afterEach) and, failing that, when the test process exits, so a failed test
+// never leaves a service running.
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const STARTUP_TIMEOUT_MS = 20_000;
@@ -58,6 +59,8 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   name?: string;
   startupTimeoutMs?: number;
+  /** Run src/ through tsx (the default), or the build in dist/, which starts about twice as fast (build it first). */
+  entry?: 'source' | 'build';
 }
 
 const running = new Set<ChildProcess>();
@@ -103,7 +106,8 @@ export async function spawnService(options: SpawnOptions): Promise<ServiceProces
     ...options.env,
   };
   installExitHook();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+  const args = options.entry === 'build' ? ['dist/main.js', 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve'];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
