@@ -39,12 +39,14 @@ export async function claimDue(
   table: OutboxTable,
   input: { now: string; leaseUntil: string; limit: number },
 ): Promise<Claim[]> {
+  const { now, limit } = input;
+  // Fewer due rows than a batch: taking them all is fair already, and the
+  // oldest-first scan is cheaper than the fair one. Asked before the claim's
+  // transaction: in SQLite a read before the write would make it a deferred
+  // transaction that fails ("database is locked") when another process writes.
+  const backlog = (await oldestDue(queue(store.db), table, now, limit).execute()).length === limit;
   return store.db.transaction().execute(async (trx) => {
     const db = queue(trx);
-    const { now, limit } = input;
-    // Fewer due rows than a batch: taking them all is fair already, and the
-    // oldest-first scan is cheaper than the fair one.
-    const backlog = (await oldestDue(db, table, now, limit).execute()).length === limit;
     let due = backlog ? fairlyDue(db, table, store.dialect, now, limit) : oldestDue(db, table, now, limit);
     if (store.dialect === 'postgres') due = due.forUpdate('d').skipLocked();
     const claimed = await db
