@@ -4,13 +4,24 @@ import type { Logger } from '../logger.js';
 // woken), repeat until stopped. A failing tick is logged and retried after a
 // second; it never kills the process.
 
-export type Tick = () => Promise<number>;
+/** What a tick may ask of its loop. */
+export interface TickContext {
+  /** True once stop() was called: finish what is in hand, start nothing new. */
+  readonly stopping: boolean;
+  /** Resolves after `ms`, or as soon as the loop is woken or stopped; true when woken or stopped. */
+  pause(ms: number): Promise<boolean>;
+}
+
+/** One round of work; resolves to how long to sleep before the next. */
+export type Tick = (context: TickContext) => Promise<number>;
 
 const RETRY_AFTER_ERROR_MS = 1000;
 
-export class Loop {
+export class Loop implements TickContext {
   private stopped = false;
-  private wakeUp: (() => void) | undefined;
+  /** A wake that came while nobody was pausing: the next pause ends at once. */
+  private wokenMeanwhile = false;
+  private current: { timer: NodeJS.Timeout; resolve: (woken: boolean) => void } | undefined;
   private running: Promise<void> | undefined;
 
   constructor(
@@ -25,7 +36,7 @@ export class Loop {
 
   /** Ends the current sleep now, e.g. when new work was written. */
   wake(): void {
-    this.wakeUp?.();
+    if (!this.endPause(true)) this.wokenMeanwhile = true;
   }
 
   async stop(): Promise<void> {
@@ -34,24 +45,42 @@ export class Loop {
     await this.running;
   }
 
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
+  pause(ms: number): Promise<boolean> {
+    this.endPause(false); // a newer pause replaces one nobody waits for any more
+    if (this.stopped || this.wokenMeanwhile) {
+      this.wokenMeanwhile = false;
+      return Promise.resolve(true);
+    }
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => this.endPause(false), ms);
+      this.current = { timer, resolve };
+    });
+  }
+
+  private endPause(woken: boolean): boolean {
+    const current = this.current;
+    if (!current) return false;
+    this.current = undefined;
+    clearTimeout(current.timer);
+    current.resolve(woken);
+    return true;
+  }
+
   private async run(): Promise<void> {
     while (!this.stopped) {
       let delay: number;
       try {
-        delay = await this.tick();
+        delay = await this.tick(this);
       } catch (error) {
         this.logger.error({ err: error, loop: this.name }, 'worker loop failed; retrying');
         delay = RETRY_AFTER_ERROR_MS;
       }
       if (this.stopped) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wakeUp = undefined;
+      await this.pause(delay);
     }
   }
 }

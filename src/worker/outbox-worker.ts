@@ -2,14 +2,18 @@ import type { Services } from '../app.js';
 import { isoTime } from '../domain/clock.js';
 import type { PostResult } from '../net/safe-client.js';
 import { type AttemptOutcome, type Claim, claimDue, nextDue, type OutboxTable, settle } from '../store/outbox.js';
+import type { TickContext } from './loop.js';
 
 // One tick of an outbox queue (webhook deliveries, notifications): claim due
-// rows, attempt each, settle each. A failure is retried after the next gap of
+// rows, attempt each, settle each, until nothing more is due. A failure is retried after the next gap of
 // the retry schedule; when the schedule is used up the row is failed.
 
 /** A claim outlives any attempt (5 s for HTTP) with room to spare; a crashed worker's claims fall due after it. */
 export const LEASE_MS = 10_000;
 const MAX_SLEEP_MS = 1000;
+/** While attempts are out, how often to look for newly due rows when not woken. */
+const RECLAIM_MS = 100;
+const CLAIM_RETRY_MS = 1000;
 
 export type AttemptResult =
   | { ok: true; statusCode: number | null }
@@ -58,22 +62,62 @@ export function outboxTick<T extends Claim>(
     if (settled && outcome.kind === 'failed') spec.failed(item, outcome.error);
   }
 
-  return async (): Promise<number> => {
+  async function claim(limit: number): Promise<T[]> {
     const now = clock.now();
     const claims = await claimDue(store, spec.table, {
       now: isoTime(now),
       leaseUntil: isoTime(new Date(now.getTime() + LEASE_MS)),
-      limit: spec.batchSize,
+      limit,
     });
-    const items = await spec.load(claims);
-    await Promise.all(
-      items.map((item) =>
-        run(item).catch((error) =>
-          logger.error({ err: error, table: spec.table, id: item.id }, 'outbox attempt could not be recorded'),
-        ),
-      ),
-    );
-    if (claims.length === spec.batchSize) return 0;
+    return claims.length > 0 ? spec.load(claims) : [];
+  }
+
+  // Attempts run side by side, up to a batch at once. More are claimed as soon
+  // as half the slots are free, so one slow receiver holds one slot, not the
+  // whole batch. A wake-up (new work written) claims again at once; otherwise,
+  // while attempts are out, the queue is looked at every RECLAIM_MS.
+  return async (context: TickContext): Promise<number> => {
+    let inFlight = 0;
+    let attemptEnded: (() => void) | undefined;
+    let lookAgainAt = 0;
+    for (;;) {
+      const room = spec.batchSize - inFlight;
+      if (!context.stopping && room >= spec.batchSize / 2 && Date.now() >= lookAgainAt) {
+        let items: T[] = [];
+        try {
+          items = await claim(room);
+          if (items.length < room) lookAgainAt = Date.now() + RECLAIM_MS;
+        } catch (error) {
+          // With attempts still out, keep them in this tick (stop() waits for
+          // them) and try the claim again in a while; with none, let the loop
+          // log and retry.
+          if (inFlight === 0) throw error;
+          logger.error({ err: error, table: spec.table }, 'outbox claim failed; retrying');
+          lookAgainAt = Date.now() + CLAIM_RETRY_MS;
+        }
+        for (const item of items) {
+          inFlight++;
+          run(item)
+            .catch((error) =>
+              logger.error({ err: error, table: spec.table, id: item.id }, 'outbox attempt could not be recorded'),
+            )
+            .finally(() => {
+              inFlight--;
+              attemptEnded?.();
+            });
+        }
+      }
+      if (inFlight === 0) break;
+      const oneEnded = new Promise<boolean>((resolve) => {
+        attemptEnded = () => resolve(false);
+      });
+      const canClaim = !context.stopping && spec.batchSize - inFlight >= spec.batchSize / 2;
+      const woken = await Promise.race(
+        canClaim ? [oneEnded, context.pause(Math.max(0, lookAgainAt - Date.now()))] : [oneEnded],
+      );
+      if (woken) lookAgainAt = 0;
+    }
+    if (context.stopping) return 0;
     const next = await nextDue(store.db, spec.table);
     if (next === null) return MAX_SLEEP_MS;
     return Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(next) - clock.now().getTime()));

@@ -16,6 +16,7 @@ import { killAllServices, newSecretKey, type ServiceProcess, spawnService } from
 // every TLS connection, which makes 64 new connections a slow affair.
 
 const SLOW_MS = 1500;
+const SLOWEST_MS = 4000;
 const WEBHOOKS = 10;
 const PAUSES = 64;
 const SECRET = 'whsec_0123456789abcdef';
@@ -25,10 +26,12 @@ let service: ServiceProcess;
 let url: string;
 let slow: HttpsReceiver;
 let fast: HttpsReceiver;
+let slowest: HttpsReceiver;
 
 beforeAll(async () => {
   slow = await startHttpsReceiver({ defaultResponse: { delayMs: SLOW_MS } });
   fast = await startHttpsReceiver();
+  slowest = await startHttpsReceiver({ defaultResponse: { delayMs: SLOWEST_MS } });
   database = await freshDatabase();
   service = await spawnService({
     databaseUrl: database.url,
@@ -43,6 +46,7 @@ afterAll(async () => {
   await database?.drop();
   await slow?.close();
   await fast?.close();
+  await slowest?.close();
 });
 
 async function addWebhook(dev: Account, target: string) {
@@ -56,7 +60,23 @@ async function cancel(dev: Account, pauseId: string) {
   expect(reply.status, reply.text).toBe(200);
 }
 
+it('sends a new delivery while an earlier attempt is still waiting on a slow receiver', async () => {
+  const [a, b] = [await registerAccount(url), await registerAccount(url)];
+  await addWebhook(a, `${slowest.url}/a`);
+  await addWebhook(b, `${fast.url}/prompt`);
+  const [held, prompt] = [await createPause(url, a.test), await createPause(url, b.test)];
+  await cancel(a, held.id);
+  await slowest.waitForRequests(1, 10_000); // A's attempt is out, and will be for SLOWEST_MS
+  const cancelledAt = Date.now();
+  await cancel(b, prompt.id);
+  const [delivered] = await fast.waitForRequests(1, 10_000);
+  // A worker that waited for its whole batch would send this after SLOWEST_MS.
+  expect(delivered!.receivedAt - cancelledAt).toBeLessThan(SLOWEST_MS / 2);
+  expect(delivered!.path).toBe('/prompt');
+}, 30_000);
+
 it("delivers a developer's event promptly while another's backlog waits on a slow receiver", async () => {
+  fast.reset();
   const [a, b] = [await registerAccount(url), await registerAccount(url)];
   for (let i = 0; i < WEBHOOKS; i++) await addWebhook(a, `${slow.url}/a/${i}`);
   await addWebhook(b, `${fast.url}/b`);
