@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import type { Clock } from './domain/clock.js';
 import { randomBytesPooled } from './domain/crypto.js';
 import { installAuthentication } from './http/auth.js';
-import { frameworkErrors, installErrorHandling } from './http/errors.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.js';
 import { installInputSafety } from './http/input-safety.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
@@ -64,9 +64,10 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
+  const newRequestId = () => `req_${randomBytesPooled(12).toString('hex')}`;
   const app = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
-    genReqId: () => `req_${randomBytesPooled(12).toString('hex')}`,
+    genReqId: newRequestId,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
     // A client trickling its headers or body (slow-loris) is cut off rather
@@ -83,6 +84,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     return503OnClosing: true,
     frameworkErrors,
+    clientErrorHandler: clientErrorHandler(newRequestId),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('services', services);

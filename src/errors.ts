@@ -17,9 +17,11 @@ export const errorStatus = {
   already_responded: 409,
   delivery_not_failed: 409,
   pause_closed: 410,
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   not_configured: 503,
 } as const;

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { describeValidation } from './validation.js';
@@ -75,4 +77,45 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   reply.header('x-content-type-options', 'nosniff');
   reply.header('cache-control', 'no-store');
   return handleError(error, request, reply);
+}
+
+/** What Node's HTTP parser refuses, as the ApiError to answer with. */
+function fromClientError(code: string): ApiError {
+  switch (code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ApiError(
+        'request_timeout',
+        'The request did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS).',
+      );
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError('headers_too_large', 'The request headers are larger than 16 KiB.');
+    default:
+      return new ApiError('invalid_request', 'The request is not valid HTTP/1.1.');
+  }
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what fails before there is a request at all
+ * (malformed HTTP, headers over 16 KiB, a client too slow to send its request)
+ * gets the same error body and headers, then the connection is closed.
+ */
+export function clientErrorHandler(newRequestId: () => string) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    // A reset connection has nobody left to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const apiError = fromClientError(error.code ?? '');
+    const requestId = newRequestId();
+    const body = JSON.stringify({ error: { code: apiError.code, message: apiError.message, request_id: requestId } });
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n` +
+          'content-type: application/json; charset=utf-8\r\n' +
+          `content-length: ${Buffer.byteLength(body)}\r\n` +
+          `x-request-id: ${requestId}\r\n` +
+          'x-content-type-options: nosniff\r\ncache-control: no-store\r\nconnection: close\r\n\r\n' +
+          body,
+      );
+    }
+    socket.destroy();
+  };
 }
