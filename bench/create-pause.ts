@@ -11,14 +11,13 @@
 // machine's load hits both; the ratio is taken per round and its median kept.
 // --cpu-prof runs the service under the V8 profiler (slower: its figures are
 // not the result) and prints where the service spent its time.
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { summariseProfiles } from './lib/cpu-profile.js';
-import { checkFlags, freePort, numberFlag, parseFlags, runBenchmark, startChild, tempDir } from './lib/harness.js';
-import { type LoadFigures, runLoad } from './lib/load.js';
-import { readCpuSeconds, readMachineCpu } from './lib/proc.js';
+import { startHelloWorld } from './lib/baselines.js';
+import { profileArgs, profileDirectory, summariseProfiles } from './lib/cpu-profile.js';
+import { checkFlags, numberFlag, parseFlags, runBenchmark } from './lib/harness.js';
+import { runLoad } from './lib/load.js';
+import { MEASURED_HEADER, type Measured, measured, measuredCells } from './lib/measure.js';
 import { int, machineSummary, ms, pct, table, verdict } from './lib/report.js';
-import { buildService, builtFrom, freshDatabase, ROOT, register, startService } from './lib/service.js';
+import { buildService, builtFrom, freshDatabase, register, startService } from './lib/service.js';
 import { median } from './lib/stats.js';
 
 const TARGET_RATIO = 0.4;
@@ -33,7 +32,6 @@ async function main(): Promise<void> {
   const warmup = numberFlag(flags, 'warmup', 2);
   const connections = numberFlag(flags, 'connections', 10);
   const postgres = flags.has('postgres');
-  const profile = flags.has('cpu-prof');
   if (rounds > 10 || duration > 60) throw new Error('--rounds is at most 10 and --duration at most 60');
 
   console.log('# bench:create — create-pause throughput against a bare Fastify hello-world');
@@ -43,34 +41,16 @@ async function main(): Promise<void> {
 
   const database = await freshDatabase(postgres);
   // --cpu-prof profiles into a temp folder removed at the end; --cpu-prof=<dir> keeps the .cpuprofile there.
-  const keepProfile = flags.get('cpu-prof');
-  let profileDir: string | undefined;
-  if (keepProfile && keepProfile !== 'true') {
-    profileDir = resolve(keepProfile);
-    mkdirSync(profileDir, { recursive: true });
-  } else if (profile) {
-    profileDir = tempDir('pausepoint-cpuprof');
-  }
-  const service = await startService({
-    database,
-    nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-  });
-  const helloPort = await freePort();
-  const hello = await startChild({
-    name: 'hello-world',
-    command: process.execPath,
-    args: ['--import', 'tsx', join(ROOT, 'bench/hello-world.ts')],
-    env: { PORT: String(helloPort) },
-    url: `http://127.0.0.1:${helloPort}`,
-    readyPath: '/',
-  });
+  const profileDir = profileDirectory(flags.get('cpu-prof'));
+  const service = await startService({ database, nodeArgs: profileArgs(profileDir) });
+  const hello = await startHelloWorld();
   const account = await register(service.url);
   console.log(
     `service pid ${service.pid} on ${service.url} over ${database.description}; hello-world pid ${hello.pid}`,
   );
 
   const createRun = (title: string, seconds: number) =>
-    measured(service.pid, () =>
+    measured([service.pid], () =>
       runLoad({
         title,
         url: `${service.url}/v1/pause`,
@@ -87,7 +67,7 @@ async function main(): Promise<void> {
       }),
     );
   const helloRun = (title: string, seconds: number) =>
-    measured(hello.pid, () => runLoad({ title, url: `${hello.url}/`, connections, duration: seconds }));
+    measured([hello.pid], () => runLoad({ title, url: `${hello.url}/`, connections, duration: seconds }));
 
   console.log(`warm-up: ${warmup} s each, ${connections} connections`);
   await helloRun('warm-up hello', warmup);
@@ -102,8 +82,8 @@ async function main(): Promise<void> {
   }
 
   const rows = results.flatMap(({ round, hello: h, create: c }) => [
-    row(`hello-world GET / (round ${round})`, h),
-    row(`POST /v1/pause (round ${round})`, c),
+    [`hello-world GET / (round ${round})`, ...measuredCells(h)],
+    [`POST /v1/pause (round ${round})`, ...measuredCells(c)],
   ]);
   const ratios = results.map(({ hello: h, create: c }) => c.rps / h.rps);
   const ratio = median(ratios);
@@ -112,12 +92,7 @@ async function main(): Promise<void> {
     `p99 ${ms(median(results.map((r) => pick(r).p99)))}`;
 
   console.log('');
-  console.log(
-    table(
-      ['run', 'req/s', 'p50', 'p99', 'max', 'answered 2xx', 'server CPU', 'CPU/req', 'bench CPU', 'other CPU'],
-      rows,
-    ),
-  );
+  console.log(table(['run', ...MEASURED_HEADER], rows));
   console.log('');
   console.log(`hello-world GET / (median of ${rounds} rounds): ${summary((r) => r.hello)}`);
   console.log(`create-pause POST /v1/pause (median of ${rounds} rounds): ${summary((r) => r.create)}`);
@@ -143,42 +118,4 @@ async function main(): Promise<void> {
     console.log(`\nCPU profile of the service (${profileDir}):`);
     console.log(summariseProfiles(profileDir));
   }
-}
-
-interface Measured extends LoadFigures {
-  /** CPU seconds the server process used per wall second of the run (1 = one core busy). */
-  serverCpu: number;
-  /** The same for this (load-generating) process. */
-  benchCpu: number;
-  /** The same for everything else on the machine: noise. */
-  otherCpu: number;
-}
-
-async function measured(pid: number, run: () => Promise<LoadFigures>): Promise<Measured> {
-  const serverBefore = readCpuSeconds(pid);
-  const benchBefore = process.cpuUsage();
-  const machineBefore = readMachineCpu();
-  const started = performance.now();
-  const figures = await run();
-  const wall = (performance.now() - started) / 1000;
-  const bench = process.cpuUsage(benchBefore);
-  const serverCpu = (readCpuSeconds(pid) - serverBefore) / wall;
-  const benchCpu = (bench.user + bench.system) / 1e6 / wall;
-  const machineCpu = (readMachineCpu().busy - machineBefore.busy) / wall;
-  return { ...figures, serverCpu, benchCpu, otherCpu: Math.max(0, machineCpu - serverCpu - benchCpu) };
-}
-
-function row(name: string, figures: Measured): Array<string | number> {
-  return [
-    name,
-    int(figures.rps),
-    ms(figures.p50),
-    ms(figures.p99),
-    ms(figures.max),
-    int(figures.ok),
-    pct(figures.serverCpu),
-    `${int((figures.serverCpu / figures.rps) * 1e6)} µs`,
-    pct(figures.benchCpu),
-    pct(figures.otherCpu),
-  ];
 }

@@ -15,8 +15,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkFlags, numberFlag, parseFlags, runBenchmark } from './lib/harness.js';
 import { createPausesThroughApi, insertPausesDirectly, openBenchStore } from './lib/pauses.js';
-import { int, machineSummary, ms, table, verdict } from './lib/report.js';
-import { buildService, builtFrom, freshDatabase, register, startService } from './lib/service.js';
+import { int, ms, table, verdict } from './lib/report.js';
+import { setUpService } from './lib/service.js';
 import { percentile } from './lib/stats.js';
 
 const TARGET_MS = 5000;
@@ -35,14 +35,10 @@ async function main(): Promise<void> {
   if (count > 200_000) throw new Error('--count is at most 200,000');
   const postgres = flags.has('postgres');
 
-  console.log(`# bench:expiry — ${int(count)} pauses expiring in the same second`);
-  console.log(await machineSummary());
-  buildService();
-  console.log(`service built from ${builtFrom()}`);
-  const database = await freshDatabase(postgres);
-  const service = await startService({ database });
-  const account = await register(service.url);
-  console.log(`service pid ${service.pid} on ${service.url} over ${database.description}`);
+  const { database, service, account } = await setUpService(
+    `# bench:expiry — ${int(count)} pauses expiring in the same second`,
+    postgres,
+  );
   const store = openBenchStore(database);
   try {
     let leadS: number;

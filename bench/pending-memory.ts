@@ -1,6 +1,7 @@
 // Issue 3, target B: with 100,000 pending pauses the service's resident
 // memory stays under 150 MB, idle with its worker running and after a burst
-// of reads.
+// of reads. Issue 8 asks the same with 1,000,000 pending, under 200 MB
+// (--count=1000000 uses that limit).
 //
 //   npx tsx bench/pending-memory.ts [--count=100000] [--via=db|api] [--postgres] [--breakdown]
 //
@@ -34,7 +35,8 @@ import {
   startService,
 } from './lib/service.js';
 
-const TARGET_MB = 150;
+/** The limit for `count` pending: issue 3's up to 100,000, issue 8's beyond. */
+const targetMb = (count: number) => (count > 100_000 ? 200 : 150);
 const IDLE_MS = 5000;
 const BURST_SECONDS = 5;
 /** 30 days ahead is the longest the API allows; these must stay pending for the whole run. */
@@ -173,11 +175,12 @@ async function main(): Promise<void> {
   );
   console.log('');
   console.log(`fill: ${fill}`);
+  const limitMb = targetMb(count);
   const worst = Math.max(idle.rssMiB, burst.rssMiB, after.rssMiB);
   const peak = readMemory(service.pid).peakMiB;
   console.log(
-    `RESULT B: highest VmRSS with ${int(pending)} pending = ${mibMb(worst)} = ${pct(toMB(worst) / TARGET_MB)} of the ` +
-      `${TARGET_MB} MB limit: ${verdict(toMB(worst) < TARGET_MB)} (peak VmHWM of this process ${mibMb(peak)}; ` +
+    `RESULT B: highest VmRSS with ${int(pending)} pending = ${mibMb(worst)} = ${pct(toMB(worst) / limitMb)} of the ` +
+      `${limitMb} MB limit: ${verdict(toMB(worst) < limitMb)} (peak VmHWM of this process ${mibMb(peak)}; ` +
       `empty service ${mibMb(readings[0]!.memory.rssMiB)})`,
   );
 }

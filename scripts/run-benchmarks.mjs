@@ -10,6 +10,8 @@ const benchmarks = [
   ['create', 'bench/create-pause.ts'],
   ['memory', 'bench/pending-memory.ts'],
   ['expiry', 'bench/mass-expiry.ts'],
+  ['api', 'bench/api-throughput.ts'],
+  ['lag', 'bench/timeout-lag.ts'],
   ['webhooks', 'bench/webhook-delivery.ts'],
 ];
 const extraArgs = process.argv.slice(2);

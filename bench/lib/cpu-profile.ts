@@ -1,8 +1,25 @@
 // Summarises a V8 .cpuprofile (node --cpu-prof): where the samples landed,
 // by function and by package, as shares of the samples taken while busy.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { tempDir } from './harness.js';
 import { table } from './report.js';
+
+/**
+ * Where the service's .cpuprofile goes for a --cpu-prof flag's value: a temp
+ * folder removed at the end for a bare --cpu-prof, the folder named by
+ * --cpu-prof=<dir> (kept), none without the flag.
+ */
+export function profileDirectory(flag: string | undefined): string | undefined {
+  if (flag === undefined) return undefined;
+  if (flag === 'true') return tempDir('pausepoint-cpuprof');
+  const dir = resolve(flag);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** The node flags that profile into `dir`. */
+export const profileArgs = (dir: string | undefined) => (dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
 
 interface ProfileNode {
   id: number;

@@ -20,7 +20,7 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
  * A pause id as src/domain/ids.ts makes them (10 base32 characters of
  * milliseconds, 16 random), from one randomBytes call per batch for speed.
  */
-function pauseIds(count: number, now: number): string[] {
+export function pauseIds(count: number, now: number): string[] {
   let time = '';
   for (let rest = now, i = 0; i < 10; i++, rest = Math.floor(rest / 32)) time = ALPHABET[rest % 32] + time;
   const bytes = randomBytes(count * 16);
@@ -33,43 +33,58 @@ function pauseIds(count: number, now: number): string[] {
   return ids;
 }
 
+export interface PendingPauseInput {
+  developerId: string;
+  mode: 'live' | 'test';
+  expiresAt: string;
+  title: string;
+}
+
+/** The row the create route stores for {title, expires_at}, pending. */
+export function pendingPauseRow(input: PendingPauseInput, id: string, createdAt: string): PausesTable {
+  return {
+    id,
+    developer_id: input.developerId,
+    mode: input.mode,
+    status: 'pending',
+    title: input.title,
+    body: null,
+    options: JSON.stringify(DEFAULT_OPTIONS),
+    allow_text: 0,
+    expires_at: input.expiresAt,
+    timeout_default: null,
+    metadata: '{}',
+    notify: null,
+    response_choice: null,
+    response_text: null,
+    response_at: null,
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
+}
+
 /**
  * Inserts `count` pending pauses owned by the developer in transactions of
  * `batch` rows, as the create route would have stored them for
- * {title, expires_at}. Returns how long it took.
+ * {title, expires_at}. Returns how long it took, and with `keepIds` the ids.
  */
 export async function insertPausesDirectly(
   store: Store,
-  input: { developerId: string; mode: 'live' | 'test'; count: number; expiresAt: string; title: string },
+  input: PendingPauseInput & { count: number; keepIds?: boolean },
   batch = 500,
-): Promise<{ seconds: number }> {
+): Promise<{ seconds: number; ids: string[] }> {
   const started = performance.now();
+  const kept: string[] = [];
   for (let done = 0; done < input.count; done += batch) {
     const size = Math.min(batch, input.count - done);
     const now = new Date();
     const createdAt = now.toISOString();
-    const rows: PausesTable[] = pauseIds(size, now.getTime()).map((id) => ({
-      id,
-      developer_id: input.developerId,
-      mode: input.mode,
-      status: 'pending',
-      title: input.title,
-      body: null,
-      options: JSON.stringify(DEFAULT_OPTIONS),
-      allow_text: 0,
-      expires_at: input.expiresAt,
-      timeout_default: null,
-      metadata: '{}',
-      notify: null,
-      response_choice: null,
-      response_text: null,
-      response_at: null,
-      created_at: createdAt,
-      updated_at: createdAt,
-    }));
+    const ids = pauseIds(size, now.getTime());
+    if (input.keepIds) kept.push(...ids);
+    const rows = ids.map((id) => pendingPauseRow(input, id, createdAt));
     await store.db.transaction().execute((trx) => trx.insertInto('pauses').values(rows).execute());
   }
-  return { seconds: (performance.now() - started) / 1000 };
+  return { seconds: (performance.now() - started) / 1000, ids: kept };
 }
 
 /** Creates exactly `count` pauses through POST /v1/pause, `connections` at a time. */

@@ -7,7 +7,10 @@ import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { responseToken } from '../../src/domain/response-token.js';
+import { deriveServiceKeys } from '../../src/secrets.js';
 import { type Child, freePort, onCleanup, startChild, tempDir } from './harness.js';
+import { machineSummary } from './report.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -112,6 +115,10 @@ async function withAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>
 
 /** One secret per benchmark run, so restarts over the same database agree. */
 const SECRET_KEY = randomBytes(32).toString('hex');
+const RESPOND_TOKEN_KEY = deriveServiceKeys(SECRET_KEY).respondToken;
+
+/** The token of a pause's response_url, as the services this script starts make it. */
+export const responseTokenFor = (pauseId: string): string => responseToken(RESPOND_TOKEN_KEY, pauseId);
 
 export type ServiceProcess = Child;
 
@@ -189,4 +196,21 @@ export async function createPause(baseUrl: string, key: string, body: object): P
   const text = await response.text();
   if (response.status !== 201) throw new Error(`POST /v1/pause answered ${response.status}: ${text}`);
   return JSON.parse(text) as { id: string };
+}
+
+/**
+ * The usual start of a benchmark: its heading and the machine's state, the
+ * build, a fresh database, the service running over it and one registered
+ * account, each printed.
+ */
+export async function setUpService(heading: string, postgres: boolean) {
+  console.log(heading);
+  console.log(await machineSummary());
+  buildService();
+  console.log(`service built from ${builtFrom()}`);
+  const database = await freshDatabase(postgres);
+  const service = await startService({ database });
+  const account = await register(service.url);
+  console.log(`service pid ${service.pid} on ${service.url} over ${database.description}`);
+  return { database, service, account };
 }

@@ -1,0 +1,348 @@
+// Issue 8: create-pause, respond and get throughput and latency against two
+// baselines measured in the same run: a bare Fastify hello-world route and a
+// loop of the same database work with the plain driver. Goals: create and
+// respond each >= 40% of hello-world's req/s; on PostgreSQL two instances
+// >= 1.6x one.
+//
+//   npx tsx bench/api-throughput.ts [--rounds=2] [--duration=10] [--warmup=2]
+//                                   [--connections=10] [--postgres] [--instances=1|2]
+//                                   [--operations=create,respond,get] [--cpu-prof[=<dir>]]
+//
+// The service (node dist/main.js serve) and each baseline run as their own
+// processes; autocannon runs here, `connections` in all.
+//   create   POST /v1/pause with the test key, {title, body, expires_in, metadata}.
+//   respond  POST /v1/respond/{token} {"choice":"approve"}: before each run a
+//            pool of pending pauses is inserted into the database, and every
+//            request takes the next token, so each answers a fresh pause (an
+//            answered one would be 409, which fails the run).
+//   get      GET /v1/pause/{id} with the test key, ids at random from the pools.
+// Baselines per round: hello-world GET / (bench/hello-world.ts), and
+// bench/lib/raw-db-loop.ts doing each operation's database work with the
+// plain driver (see there). With --instances=2 (PostgreSQL only) a second
+// service runs on the same database, and each operation is measured against
+// one instance and then against both at once (two autocannons, the same
+// connections shared out), so the ratio two/one comes from the same round.
+// --cpu-prof runs the service(s) under the V8 profiler (slower: its figures
+// are not the result) and prints where the time went; with --operations=respond
+// (say) the profile is of that operation alone.
+import { runRawLoop, startHelloWorld } from './lib/baselines.js';
+import { profileArgs, profileDirectory, summariseProfiles } from './lib/cpu-profile.js';
+import { checkFlags, numberFlag, parseFlags, runBenchmark } from './lib/harness.js';
+import { runLoad, runLoadAcross } from './lib/load.js';
+import { MEASURED_HEADER, type Measured, measured, measuredCells } from './lib/measure.js';
+import { insertPausesDirectly, openBenchStore } from './lib/pauses.js';
+import type { RawLoopResult, RawOperation } from './lib/raw-db-loop.js';
+import { int, machineSummary, pct, table, verdict } from './lib/report.js';
+import {
+  type Account,
+  type BenchDatabase,
+  buildService,
+  builtFrom,
+  freshDatabase,
+  register,
+  responseTokenFor,
+  type ServiceProcess,
+  startService,
+} from './lib/service.js';
+import { median } from './lib/stats.js';
+
+const TARGET_HELLO_RATIO = 0.4;
+const TARGET_SCALING = 1.6;
+const OPERATIONS: RawOperation[] = ['create', 'respond', 'get'];
+/** The raw loop's creates stop here even if its time is not up, so the table does not balloon. */
+const RAW_MAX_ROWS = 100_000;
+const FAR_FUTURE_MS = 29 * 24 * 60 * 60 * 1000;
+const CREATE_BODY = JSON.stringify({
+  title: 'Deploy build 1234 to production?',
+  body: 'Tests passed; 3 files changed.',
+  expires_in: 3600,
+  metadata: { build: 1234 },
+});
+
+runBenchmark('bench:api', main, { maxMinutes: 20 });
+
+interface Setup {
+  database: BenchDatabase;
+  operations: RawOperation[];
+  services: ServiceProcess[];
+  account: Account;
+  store: ReturnType<typeof openBenchStore>;
+  connections: number;
+  /** Ids of the pauses inserted for respond runs, for get. */
+  ids: string[];
+  /** The highest respond rate seen so far, to size the next pool. */
+  respondRate: number;
+}
+
+interface Round {
+  hello: Measured;
+  /** Per operation: against one instance, and with --instances=2 against both. */
+  one: Record<RawOperation, Measured>;
+  two?: Record<RawOperation, Measured>;
+  raw: Record<RawOperation, RawLoopResult>;
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags();
+  checkFlags(flags, ['rounds', 'duration', 'warmup', 'connections', 'postgres', 'instances', 'operations', 'cpu-prof']);
+  const rounds = numberFlag(flags, 'rounds', 2);
+  const duration = numberFlag(flags, 'duration', 10);
+  const warmup = numberFlag(flags, 'warmup', 2);
+  const connections = numberFlag(flags, 'connections', 10);
+  const instances = numberFlag(flags, 'instances', 1);
+  const postgres = flags.has('postgres');
+  const operations = (flags.get('operations') ?? OPERATIONS.join(',')).split(',') as RawOperation[];
+  if (operations.some((op) => !OPERATIONS.includes(op))) throw new Error(`--operations is a list of ${OPERATIONS}`);
+  if (rounds > 10 || duration > 60) throw new Error('--rounds is at most 10 and --duration at most 60');
+  if (instances !== 1 && instances !== 2) throw new Error('--instances is 1 or 2');
+  if (instances === 2 && !postgres)
+    throw new Error('--instances=2 needs --postgres (SQLite is one machine, one writer)');
+
+  console.log('# bench:api — create, respond and get against hello-world and a raw driver loop');
+  console.log(await machineSummary());
+  buildService();
+  console.log(`service built from ${builtFrom()}`);
+  const database = await freshDatabase(postgres);
+  const services: ServiceProcess[] = [];
+  // One after the other, so the second finds the migrations done.
+  const profileDir = profileDirectory(flags.get('cpu-prof'));
+  for (let i = 0; i < instances; i++) {
+    services.push(await startService({ database, nodeArgs: profileArgs(profileDir) }));
+  }
+  const hello = await startHelloWorld();
+  const account = await register(services[0]!.url);
+  const store = openBenchStore(database);
+  const setup: Setup = { database, operations, services, account, store, connections, ids: [], respondRate: 0 };
+  console.log(
+    `service pid ${services.map((s) => `${s.pid} on ${s.url}`).join(', ')} over ${database.description}; ` +
+      `hello-world pid ${hello.pid}; ${connections} connections`,
+  );
+  try {
+    console.log(`warm-up: ${warmup} s each`);
+    await runLoad({ title: 'warm-up hello', url: `${hello.url}/`, connections, duration: warmup });
+    for (const operation of operations) await runOperation(setup, operation, services, warmup);
+
+    const results: Round[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      console.log(`round ${round}/${rounds}: ${duration} s per run`);
+      results.push(await runRound(setup, hello.pid, `${hello.url}/`, duration));
+    }
+    report(results, operations, instances, postgres);
+  } finally {
+    await store.close();
+  }
+  if (profileDir) {
+    console.log('\nNOTE: the service ran under --cpu-prof, which slows it; use a run without it for the figures.');
+    await Promise.all(services.map((service) => service.stop()));
+    console.log(`\nCPU profile of the service (${profileDir}):`);
+    console.log(summariseProfiles(profileDir));
+  }
+}
+
+async function runRound(setup: Setup, helloPid: number, helloUrl: string, seconds: number): Promise<Round> {
+  const { connections, services } = setup;
+  const hello = await measured([helloPid], () =>
+    runLoad({ title: 'hello-world', url: helloUrl, connections, duration: seconds }),
+  );
+  const one = {} as Record<RawOperation, Measured>;
+  const two = services.length > 1 ? ({} as Record<RawOperation, Measured>) : undefined;
+  for (const operation of setup.operations) {
+    one[operation] = await runOperation(setup, operation, services.slice(0, 1), seconds);
+    if (two) two[operation] = await runOperation(setup, operation, services, seconds);
+  }
+  const rawResults = await runRawLoop({
+    database: setup.database,
+    pause: rawPause(setup.account.developerId),
+    concurrency: connections,
+    seconds,
+    maxRows: RAW_MAX_ROWS,
+    // create first always: the other two work on the rows it inserts.
+    operations: ['create', ...setup.operations.filter((op) => op !== 'create')],
+  });
+  const raw = Object.fromEntries(rawResults.map((r) => [r.operation, r])) as Record<RawOperation, RawLoopResult>;
+  return { hello, one, two, raw };
+}
+
+/** One timed run of an operation against `targets`, measured for CPU. */
+async function runOperation(
+  setup: Setup,
+  operation: RawOperation,
+  targets: ServiceProcess[],
+  seconds: number,
+): Promise<Measured> {
+  const title = `${operation} × ${targets.length} instance${targets.length > 1 ? 's' : ''}`;
+  const pids = targets.map((t) => t.pid);
+  const urls = targets.map((t) => t.url);
+  const auth = { authorization: `Bearer ${setup.account.testKey}` };
+  const common = { title, connections: setup.connections, duration: seconds };
+  if (operation === 'create') {
+    return measured(pids, () =>
+      runLoadAcross(urls, {
+        ...common,
+        requests: [
+          {
+            method: 'POST',
+            path: '/v1/pause',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: CREATE_BODY,
+          },
+        ],
+      }),
+    );
+  }
+  if (operation === 'get') {
+    // Without a respond run first there are no ids yet: one pool's worth of pending pauses serves.
+    if (setup.ids.length === 0) await respondPool(setup, seconds);
+    const { ids } = setup;
+    return measured(pids, () =>
+      runLoadAcross(urls, {
+        ...common,
+        requests: [
+          {
+            method: 'GET',
+            headers: auth,
+            setupRequest: (request) => ({
+              ...request,
+              path: `/v1/pause/${ids[Math.floor(Math.random() * ids.length)]}`,
+            }),
+          },
+        ],
+      }),
+    );
+  }
+  const tokens = await respondPool(setup, seconds);
+  let next = 0;
+  const figures = await measured(pids, () =>
+    runLoadAcross(urls, {
+      ...common,
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"choice":"approve"}',
+          // Each request answers the next fresh pause; past the pool's end they
+          // would repeat (and get 409, failing the run), which the pool's size prevents.
+          setupRequest: (request) => ({ ...request, path: `/v1/respond/${tokens[next++ % tokens.length]}` }),
+        },
+      ],
+    }),
+  );
+  if (next > tokens.length) throw new Error(`${title}: used ${next} tokens of a pool of ${tokens.length}`);
+  setup.respondRate = Math.max(setup.respondRate, figures.rps);
+  return figures;
+}
+
+/**
+ * Pending pauses for one respond run, inserted straight into the database:
+ * twice what the fastest respond run so far would answer in `seconds`, and
+ * at least 20,000. Returns their response tokens.
+ */
+async function respondPool(setup: Setup, seconds: number): Promise<string[]> {
+  const count = Math.max(20_000, Math.ceil(setup.respondRate * seconds * 2));
+  const { ids, seconds: took } = await insertPausesDirectly(setup.store, {
+    ...rawPause(setup.account.developerId),
+    count,
+    keepIds: true,
+  });
+  console.log(`  respond pool: ${int(count)} pending pauses inserted in ${took.toFixed(1)} s`);
+  setup.ids.push(...ids);
+  return ids.map(responseTokenFor);
+}
+
+const rawPause = (developerId: string) => ({
+  developerId,
+  mode: 'test' as const,
+  expiresAt: new Date(Date.now() + FAR_FUTURE_MS).toISOString(),
+  title: 'Deploy build 1234 to production?',
+});
+
+function report(results: Round[], operations: RawOperation[], instances: number, postgres: boolean): void {
+  const rows: string[][] = [];
+  results.forEach((round, i) => {
+    const n = i + 1;
+    rows.push([`hello-world GET / (round ${n})`, ...measuredCells(round.hello)]);
+    for (const operation of operations) {
+      rows.push([`${operation}, 1 instance (round ${n})`, ...measuredCells(round.one[operation])]);
+      if (round.two) rows.push([`${operation}, 2 instances (round ${n})`, ...measuredCells(round.two[operation])]);
+    }
+  });
+  console.log('');
+  console.log(table(['run', ...MEASURED_HEADER], rows));
+  console.log('');
+  console.log(
+    table(
+      ['raw driver loop', ...operations.map((op) => `${op} rows/s`), ...operations.map((op) => `${op} CPU/row`)],
+      results.map((round, i) => [
+        `round ${i + 1}`,
+        ...operations.map((op) => int(rawRate(round.raw[op]))),
+        ...operations.map((op) => `${int((round.raw[op].cpuSeconds / round.raw[op].rows) * 1e6)} µs`),
+      ]),
+    ),
+  );
+  console.log('');
+  const med = (pick: (round: Round) => number) => median(results.map(pick));
+  const cpuPerRequest = (m: Measured) => m.serverCpu / m.rps;
+  const rawCpuPerRow = (raw: RawLoopResult) => raw.cpuSeconds / raw.rows;
+  const summaryRow = (label: string, operation: RawOperation, pick: (round: Round) => Measured) => [
+    label,
+    int(med((r) => pick(r).rps)),
+    `${med((r) => pick(r).p50).toFixed(2)} ms`,
+    `${med((r) => pick(r).p99).toFixed(2)} ms`,
+    pct(med((r) => pick(r).rps / r.hello.rps)),
+    pct(med((r) => pick(r).rps / rawRate(r.raw[operation]))),
+    `${int(med((r) => cpuPerRequest(pick(r))) * 1e6)} µs`,
+    pct(med((r) => cpuPerRequest(r.hello) / cpuPerRequest(pick(r)))),
+    pct(med((r) => rawCpuPerRow(r.raw[operation]) / cpuPerRequest(pick(r)))),
+  ];
+  const summary: string[][] = [];
+  for (const operation of operations) {
+    summary.push(summaryRow(`${operation}, 1 instance`, operation, (r) => r.one[operation]));
+    if (instances === 2) summary.push(summaryRow(`${operation}, 2 instances`, operation, (r) => r.two![operation]));
+  }
+  console.log(`Medians of ${results.length} round(s), ${postgres ? 'PostgreSQL' : 'SQLite'}:`);
+  console.log(
+    table(
+      [
+        'operation',
+        'req/s',
+        'p50',
+        'p99',
+        '/ hello req/s',
+        '/ raw rows/s',
+        'CPU/req',
+        'hello CPU / this',
+        'raw CPU / this',
+      ],
+      summary,
+    ),
+  );
+  console.log(
+    'The last two columns compare CPU per request (server processes only): what the ratios would be if every ' +
+      'process had a core to itself. They are less swayed by other load than req/s is.',
+  );
+  console.log(`hello-world GET /: ${int(med((r) => r.hello.rps))} req/s`);
+  console.log('');
+  for (const operation of operations.filter((op) => op !== 'get')) {
+    const ratio = med((r) => r.one[operation].rps / r.hello.rps);
+    console.log(
+      `RESULT ${operation}: ${pct(ratio)} of hello-world req/s (per round ${results.map((r) => pct(r.one[operation].rps / r.hello.rps)).join(', ')}; ` +
+        `target >= ${pct(TARGET_HELLO_RATIO)}): ${verdict(ratio >= TARGET_HELLO_RATIO)}`,
+    );
+  }
+  if (instances === 2) {
+    for (const operation of operations) {
+      const scaling = med((r) => r.two![operation].rps / r.one[operation].rps);
+      console.log(
+        `RESULT ${operation} scaling: two instances / one = ${scaling.toFixed(2)}× ` +
+          `(per round ${results.map((r) => `${(r.two![operation].rps / r.one[operation].rps).toFixed(2)}×`).join(', ')}; ` +
+          `target >= ${TARGET_SCALING}×): ${verdict(scaling >= TARGET_SCALING)}`,
+      );
+    }
+  }
+  console.log(
+    'server CPU is the busy share of one core the service process(es) used; bench CPU is autocannon in this ' +
+      'process; other CPU is everything else on the machine (of 200% on 2 cores).',
+  );
+}
+
+const rawRate = (result: RawLoopResult) => result.rows / result.seconds;
