@@ -1,17 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import {
-  Kysely,
-  Migrator,
-  PostgresDialect,
-  SqliteDialect,
-  type SqliteDatabase as SqliteDialectDatabase,
-  sql,
-} from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { sqliteDialect } from './sqlite.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -40,45 +31,6 @@ export function openStore(config: DatabaseConfig): Store {
     close() {
       closed ??= db.destroy();
       return closed;
-    },
-  };
-}
-
-function sqliteDialect(path: string): SqliteDialect {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const database = new SqliteDatabase(path);
-  // WAL lets readers run beside the one writer and survives a killed process;
-  // synchronous=NORMAL is durable across process crashes (an OS crash may lose
-  // the last transactions). busy_timeout lets a worker process share the file.
-  database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = NORMAL');
-  database.pragma('busy_timeout = 5000');
-  database.pragma('foreign_keys = ON');
-  return new SqliteDialect({ database: withStatementCache(database) });
-}
-
-/** How many distinct statements stay prepared; the service issues far fewer. */
-const STATEMENT_CACHE_SIZE = 256;
-
-/**
- * Kysely's SQLite driver prepares every query afresh, which costs as much as
- * running a small one. The service sends the same few statement texts over and
- * over, so each is prepared once and kept. Safe because Kysely holds the one
- * connection under a mutex: no two queries use a statement at the same time.
- */
-function withStatementCache(database: SqliteDatabase.Database): SqliteDialectDatabase {
-  const prepared = new Map<string, SqliteDatabase.Statement>();
-  return {
-    close: () => database.close(),
-    prepare(text) {
-      let statement = prepared.get(text);
-      if (!statement) {
-        statement = database.prepare(text);
-        // Oldest first out: a Map iterates in insertion order.
-        if (prepared.size >= STATEMENT_CACHE_SIZE) prepared.delete(prepared.keys().next().value as string);
-        prepared.set(text, statement);
-      }
-      return statement;
     },
   };
 }

@@ -1,0 +1,114 @@
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import SqliteDatabase from 'better-sqlite3';
+import { SqliteDialect, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
+
+// The embedded default: one better-sqlite3 connection in WAL mode, with its
+// statements kept prepared and its checkpoints moved off the event loop.
+
+/** How many distinct statements stay prepared; the service issues far fewer. */
+const STATEMENT_CACHE_SIZE = 256;
+/** How often the checkpointer copies committed WAL frames into the database file. */
+const CHECKPOINT_INTERVAL_MS = 250;
+/** A WAL this long (in 4 KiB pages, so 64 MiB) is checkpointed even if writers must wait. */
+const WAL_RESTART_PAGES = 16_384;
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export function sqliteDialect(path: string): SqliteDialect {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new SqliteDatabase(path);
+  // WAL lets readers run beside the one writer and survives a killed process;
+  // synchronous=NORMAL is durable across process crashes (an OS crash may lose
+  // the last transactions). busy_timeout lets a worker process share the file.
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('foreign_keys = ON');
+  database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  const checkpointer = path === ':memory:' ? undefined : startCheckpointer(database, path);
+  return new SqliteDialect({
+    database: withStatementCache(database, () => {
+      checkpointer?.stop();
+      database.close();
+    }),
+  });
+}
+
+/**
+ * Kysely's SQLite driver prepares every query afresh, which costs as much as
+ * running a small one. The service sends the same few statement texts over and
+ * over, so each is prepared once and kept. Safe because Kysely holds the one
+ * connection under a mutex: no two queries use a statement at the same time.
+ */
+function withStatementCache(database: SqliteDatabase.Database, close: () => void): SqliteDialectDatabase {
+  const prepared = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close,
+    prepare(text) {
+      let statement = prepared.get(text);
+      if (!statement) {
+        statement = database.prepare(text);
+        // Oldest first out: a Map iterates in insertion order.
+        if (prepared.size >= STATEMENT_CACHE_SIZE) prepared.delete(prepared.keys().next().value as string);
+        prepared.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+/**
+ * A commit in WAL mode with synchronous=NORMAL only appends to the WAL; the
+ * fsyncs happen at checkpoints, which SQLite runs by default in the committing
+ * connection, here the event loop, stalling every request behind them. So the
+ * service's connection never checkpoints, and a worker thread with its own
+ * connection does, PASSIVE (never blocking a writer) every 250 ms. Should
+ * steady writing keep the WAL from ever being reset, a RESTART checkpoint at
+ * 64 MiB bounds it: writers wait for that one. Durability is unchanged; a
+ * crash leaves committed frames in the WAL, and the next open recovers them.
+ */
+function startCheckpointer(database: SqliteDatabase.Database, path: string): { stop(): void } {
+  database.pragma('wal_autocheckpoint = 0');
+  const worker = new Worker(CHECKPOINTER_SOURCE, {
+    eval: true,
+    workerData: {
+      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+      path,
+      intervalMs: CHECKPOINT_INTERVAL_MS,
+      restartPages: WAL_RESTART_PAGES,
+      sizeLimitBytes: WAL_SIZE_LIMIT_BYTES,
+    },
+  });
+  worker.unref(); // never what keeps a process alive
+  // A failing checkpoint is retried on the next tick; whatever broke it (a
+  // full disk, say) fails the service's own writes too, and they are logged.
+  worker.on('error', () => {});
+  return { stop: () => worker.postMessage('stop') };
+}
+
+// Plain CommonJS, run by the worker thread as is (eval), so that it works the
+// same from dist/ and from the TypeScript sources under test.
+const CHECKPOINTER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path);
+db.pragma('busy_timeout = 5000');
+db.pragma('journal_size_limit = ' + workerData.sizeLimitBytes);
+let timer;
+function checkpoint() {
+  try {
+    const [wal] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (wal && wal.log > workerData.restartPages) db.pragma('wal_checkpoint(RESTART)');
+  } catch {}
+  timer = setTimeout(checkpoint, workerData.intervalMs);
+}
+parentPort.on('message', (message) => {
+  if (message !== 'stop') return;
+  clearTimeout(timer);
+  db.close();
+  parentPort.close();
+});
+timer = setTimeout(checkpoint, workerData.intervalMs);
+`;

@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, expect, it } from 'vitest';
+import { migrateToLatest, openStore, type Store } from '../../src/store/store.js';
+import { eventually } from '../helpers/pauses.js';
+
+// The embedded SQLite store: its connection never checkpoints (that would
+// fsync on the event loop); a worker thread copies the WAL into the database
+// file instead. Both files are watched from outside.
+
+let store: Store | undefined;
+let folder: string | undefined;
+afterEach(async () => {
+  await store?.close();
+  if (folder) rmSync(folder, { recursive: true, force: true });
+});
+
+const sizeOf = (file: string) => statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+
+it('writes to the WAL on commit and leaves the checkpoint to its own thread', async () => {
+  folder = mkdtempSync(join(tmpdir(), 'pausepoint-sqlite-'));
+  const path = join(folder, 'db.sqlite');
+  store = openStore({ kind: 'sqlite', path });
+  await migrateToLatest(store);
+
+  const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db);
+  expect(rows[0]?.wal_autocheckpoint).toBe(0);
+
+  const before = sizeOf(path);
+  await sql`create table filler (id integer primary key, text text not null)`.execute(store.db);
+  for (let i = 0; i < 500; i++) {
+    await sql`insert into filler (text) values (${'x'.repeat(1000)})`.execute(store.db);
+  }
+  expect(sizeOf(`${path}-wal`)).toBeGreaterThan(500 * 1000);
+  // About 500 KB of rows reach the database file without this connection checkpointing.
+  await eventually(() => expect(sizeOf(path)).toBeGreaterThan(before + 500 * 1000), 5000);
+  const { rows: count } = await sql<{ n: number }>`select count(*) as n from filler`.execute(store.db);
+  expect(count[0]?.n).toBe(500);
+});
