@@ -44,7 +44,9 @@ export async function claimDue(
   // oldest-first scan is cheaper than the fair one. Asked before the claim's
   // transaction: in SQLite a read before the write would make it a deferred
   // transaction that fails ("database is locked") when another process writes.
-  const backlog = (await oldestDue(queue(store.db), table, now, limit).execute()).length === limit;
+  const due = await oldestDue(queue(store.db), table, now, limit).execute();
+  if (due.length === 0) return []; // most wake-ups: no write transaction for nothing
+  const backlog = due.length === limit;
   return store.db.transaction().execute(async (trx) => {
     const db = queue(trx);
     let due = backlog ? fairlyDue(db, table, store.dialect, now, limit) : oldestDue(db, table, now, limit);

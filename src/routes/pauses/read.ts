@@ -47,9 +47,9 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (pause.status !== 'pending' || remaining <= 0 || signals.isClosed) {
           return presentPause(app, row, (await notificationsOf(store.db, [row.id])).get(row.id));
         }
-        // Wake for a change, at expiry, or to re-check.
-        const untilExpiry = Date.parse(row.expires_at) - clock.now().getTime();
-        await signals.wait(row.id, Math.max(1, Math.min(remaining, RECHECK_MS, untilExpiry)));
+        // Wake for a change (the expirer signals a timeout too), or to re-check
+        // for one signalled where this instance cannot hear it.
+        await signals.wait(row.id, Math.min(remaining, RECHECK_MS));
       }
     },
   );
