@@ -3,7 +3,7 @@
 // generator in the benchmark process never shares its event loop.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { symlinkSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -123,11 +123,15 @@ export const responseTokenFor = (pauseId: string): string => responseToken(RESPO
 export type ServiceProcess = Child;
 
 /**
- * Extra node flags for the service from BENCH_NODE_ARGS (space-separated), to
- * try runtime tuning such as --max-semi-space-size=4 without touching src/.
+ * The node flags `npm start` runs the service with (package.json of the code
+ * measured), then any from BENCH_NODE_ARGS (space-separated), to try runtime
+ * tuning such as --max-semi-space-size=4 without touching src/.
  */
 export function serviceNodeArgs(): string[] {
-  return (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const manifest = JSON.parse(readFileSync(join(serviceRoot, 'package.json'), 'utf8'));
+  const start: string = manifest.scripts?.start ?? '';
+  const startFlags = /\bnode((?:\s+--\S+)*)\s+dist\/main\.js/.exec(start)?.[1] ?? '';
+  return [...startFlags.split(/\s+/), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ')].filter(Boolean);
 }
 
 /** node [BENCH_NODE_ARGS] [nodeArgs] dist/main.js serve on a free port, ready once /health answers. */
