@@ -183,6 +183,52 @@ function fairlyDue(db: Kysely<Queue>, table: OutboxTable, dialect: Dialect, now:
     .limit(limit);
 }
 
+/** At most this many rows in one settling UPDATE (each adds an OR term). */
+const SETTLE_CHUNK = 100;
+
+/**
+ * Records many successful attempts at once: one UPDATE per status code (on
+ * SQLite one commit, not one per row). As settle(), a row is only settled if
+ * its claim is still ours. Returns the ids that were.
+ */
+export async function settleSucceeded(
+  db: Kysely<Database>,
+  table: OutboxTable,
+  rows: Array<{ claim: Claim; statusCode: number | null }>,
+  now: string,
+): Promise<Set<string>> {
+  const settled = new Set<string>();
+  const byStatusCode = new Map<number | null, typeof rows>();
+  for (const row of rows) {
+    const group = byStatusCode.get(row.statusCode);
+    if (group) group.push(row);
+    else byStatusCode.set(row.statusCode, [row]);
+  }
+  for (const [statusCode, group] of byStatusCode) {
+    for (let start = 0; start < group.length; start += SETTLE_CHUNK) {
+      const chunk = group.slice(start, start + SETTLE_CHUNK);
+      const updated = await queue(db)
+        .updateTable(table as 'deliveries')
+        .set({
+          status: DONE[table] as 'succeeded',
+          last_status_code: statusCode,
+          last_error: null,
+          next_attempt_at: null,
+          completed_at: now,
+          updated_at: now,
+        })
+        .where('status', '=', 'pending')
+        .where((eb) =>
+          eb.or(chunk.map(({ claim }) => eb.and([eb('id', '=', claim.id), eb('attempts', '=', claim.attempts)]))),
+        )
+        .returning('id')
+        .execute();
+      for (const row of updated) settled.add(row.id);
+    }
+  }
+  return settled;
+}
+
 /**
  * Records an attempt's outcome, only if the claim is still ours (same attempt
  * count, still pending): a claim whose lease ran out may have been taken over.

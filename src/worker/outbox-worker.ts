@@ -1,7 +1,15 @@
 import type { Services } from '../app.js';
 import { isoTime } from '../domain/clock.js';
 import type { PostResult } from '../net/safe-client.js';
-import { type AttemptOutcome, type Claim, claimDue, nextDue, type OutboxTable, settle } from '../store/outbox.js';
+import {
+  type AttemptOutcome,
+  type Claim,
+  claimDue,
+  nextDue,
+  type OutboxTable,
+  settle,
+  settleSucceeded,
+} from '../store/outbox.js';
 import type { TickContext } from './loop.js';
 
 // One tick of an outbox queue (webhook deliveries, notifications): claim due
@@ -53,11 +61,38 @@ export function outboxTick<T extends Claim>(
 ) {
   const { store, clock, logger, config, metrics } = services;
 
+  // Successes that end in the same turn of the event loop are settled by one
+  // statement; retries and failures, the rare case, one by one.
+  let successes: Array<{
+    claim: T;
+    statusCode: number | null;
+    settled: (ok: boolean) => void;
+    error: (e: unknown) => void;
+  }> = [];
+  async function settleSuccesses(): Promise<void> {
+    const batch = successes;
+    successes = [];
+    try {
+      const settled = await settleSucceeded(store.db, spec.table, batch, isoTime(clock.now()));
+      for (const success of batch) success.settled(settled.has(success.claim.id));
+    } catch (error) {
+      for (const success of batch) success.error(error);
+    }
+  }
+  const settleSuccess = (claim: T, statusCode: number | null) =>
+    new Promise<boolean>((settled, error) => {
+      successes.push({ claim, statusCode, settled, error });
+      if (successes.length === 1) setImmediate(settleSuccesses);
+    });
+
   async function run(item: T): Promise<void> {
     const result = await spec.attempt(item);
     const now = clock.now();
     const outcome = outcomeOf(result, item.attempts, config.webhookRetryScheduleMs, now);
-    const settled = await settle(store.db, spec.table, item, outcome, isoTime(now));
+    const settled =
+      outcome.kind === 'succeeded'
+        ? await settleSuccess(item, outcome.statusCode)
+        : await settle(store.db, spec.table, item, outcome, isoTime(now));
     if (settled) metrics.outboxAttempts.inc({ queue: spec.table, outcome: outcome.kind });
     if (settled && outcome.kind === 'failed') spec.failed(item, outcome.error);
   }

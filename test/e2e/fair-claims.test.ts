@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { isoTime } from '../../src/domain/clock.js';
 import { newId } from '../../src/domain/ids.js';
-import { claimDue, type OutboxTable } from '../../src/store/outbox.js';
+import { type Claim, claimDue, type OutboxTable, settleSucceeded } from '../../src/store/outbox.js';
 import { migrateToLatest, openStore, type Store } from '../../src/store/store.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -217,4 +217,27 @@ it('gives concurrent claims disjoint rows, each a full batch when there is work 
   expect(new Set(ids).size).toBe(ids.length);
   expect(batches.map((batch) => batch.length)).toEqual([64, 64]);
   expect((await ownersOf('deliveries', ids)).get(b.developerId)).toBe(3);
+});
+
+it('settles many successes in one statement, but only rows whose claim is still ours', async () => {
+  const who = await owner();
+  await due('deliveries', who, 4, 0);
+  const claims = await claimDue(store, 'deliveries', { now: NOW, leaseUntil: at(3_700_000), limit: 4 });
+  expect(claims).toHaveLength(4);
+  const [kept, ok201, takenOver, alsoKept] = claims as [Claim, Claim, Claim, Claim];
+  // Its lease ran out and another worker claimed it again: attempts moved on.
+  await store.db.updateTable('deliveries').set({ attempts: 2 }).where('id', '=', takenOver.id).execute();
+
+  const settled = await settleSucceeded(
+    store.db,
+    'deliveries',
+    [kept, ok201, takenOver, alsoKept].map((claim) => ({ claim, statusCode: claim === ok201 ? 201 : 200 })),
+    NOW,
+  );
+  expect([...settled].sort()).toEqual([kept.id, ok201.id, alsoKept.id].sort());
+  const rows = await store.db.selectFrom('deliveries').select(['id', 'status', 'last_status_code']).execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  expect(byId.get(kept.id)).toMatchObject({ status: 'succeeded', last_status_code: 200 });
+  expect(byId.get(ok201.id)).toMatchObject({ status: 'succeeded', last_status_code: 201 });
+  expect(byId.get(takenOver.id)).toMatchObject({ status: 'pending', last_status_code: null });
 });
