@@ -44,9 +44,10 @@ export async function claimDue(
   // oldest-first scan is cheaper than the fair one. Asked before the claim's
   // transaction: in SQLite a read before the write would make it a deferred
   // transaction that fails ("database is locked") when another process writes.
-  const due = await oldestDue(queue(store.db), table, now, limit).execute();
+  const due = await oldestDue(queue(store.db), table, now, limit).select('d.developer_id').execute();
   if (due.length === 0) return []; // most wake-ups: no write transaction for nothing
-  const backlog = due.length === limit;
+  // Sharing matters only when a full batch is due and more than one developer waits.
+  const backlog = due.length === limit && (await othersDue(store.db, table, due[0]?.developer_id ?? '', now));
   return store.db.transaction().execute(async (trx) => {
     const db = queue(trx);
     let due = backlog ? fairlyDue(db, table, store.dialect, now, limit) : oldestDue(db, table, now, limit);
@@ -71,6 +72,19 @@ function oldestDue(db: Kysely<Queue>, table: OutboxTable, now: string, limit: nu
     .where('d.next_attempt_at', '<=', now)
     .orderBy('d.next_attempt_at')
     .limit(limit);
+}
+
+/** Whether a developer other than `developerId` has a due row (two index range scans). */
+async function othersDue(db: Kysely<Database>, table: OutboxTable, developerId: string, now: string) {
+  const other = await queue(db)
+    .selectFrom(from(table, 'd'))
+    .select('d.id')
+    .where('d.status', '=', 'pending')
+    .where((eb) => eb.or([eb('d.developer_id', '<', developerId), eb('d.developer_id', '>', developerId)]))
+    .where('d.next_attempt_at', '<=', now)
+    .limit(1)
+    .executeTakeFirst();
+  return other !== undefined;
 }
 
 // Fair claiming: every developer with due rows gets its oldest one into the
