@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { isoTime } from '../../domain/clock.js';
+import { outcomeOf } from '../../domain/pause.js';
 import { notFound } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
@@ -42,9 +43,8 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       for (;;) {
         const row = await getOwnedPause(store.db, owner, request.params.id);
         if (!row) throw notFound('Pause');
-        const pause = presentPause(app, row);
         const remaining = deadline - Date.now();
-        if (pause.status !== 'pending' || remaining <= 0 || signals.isClosed) {
+        if (outcomeOf(row).status !== 'pending' || remaining <= 0 || signals.isClosed) {
           return presentPause(app, row, (await notificationsOf(store.db, [row.id])).get(row.id));
         }
         // Wake for a change (the expirer signals a timeout too), or to re-check
