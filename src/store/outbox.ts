@@ -223,14 +223,7 @@ export async function settleSucceeded(
       const chunk = group.slice(start, start + SETTLE_CHUNK);
       const updated = await queue(db)
         .updateTable(table as 'deliveries')
-        .set({
-          status: DONE[table] as 'succeeded',
-          last_status_code: statusCode,
-          last_error: null,
-          next_attempt_at: null,
-          completed_at: now,
-          updated_at: now,
-        })
+        .set(outcomeColumns(table, { kind: 'succeeded', statusCode }, now))
         .where('status', '=', 'pending')
         .where((eb) =>
           eb.or(chunk.map(({ claim }) => eb.and([eb('id', '=', claim.id), eb('attempts', '=', claim.attempts)]))),
@@ -241,6 +234,18 @@ export async function settleSucceeded(
     }
   }
   return settled;
+}
+
+/** The queue columns an attempt's outcome sets. */
+function outcomeColumns(table: OutboxTable, outcome: AttemptOutcome, now: string) {
+  const base = {
+    updated_at: now,
+    last_status_code: outcome.statusCode,
+    last_error: outcome.kind === 'succeeded' ? null : outcome.error,
+  };
+  if (outcome.kind === 'retry') return { ...base, next_attempt_at: outcome.nextAttemptAt };
+  const status = outcome.kind === 'succeeded' ? DONE[table] : outcome.kind;
+  return { ...base, status: status as 'succeeded', next_attempt_at: null, completed_at: now };
 }
 
 /**
@@ -254,19 +259,9 @@ export async function settle(
   outcome: AttemptOutcome,
   now: string,
 ): Promise<boolean> {
-  const base = {
-    updated_at: now,
-    last_status_code: outcome.statusCode,
-    last_error: outcome.kind === 'succeeded' ? null : outcome.error,
-  };
-  const status = outcome.kind === 'succeeded' ? DONE[table] : outcome.kind;
-  const values =
-    outcome.kind === 'retry'
-      ? { ...base, next_attempt_at: outcome.nextAttemptAt }
-      : { ...base, status: status as 'succeeded', next_attempt_at: null, completed_at: now };
   const result = await queue(db)
     .updateTable(table as 'deliveries')
-    .set(values)
+    .set(outcomeColumns(table, outcome, now))
     .where('id', '=', claim.id)
     .where('attempts', '=', claim.attempts)
     .where('status', '=', 'pending')

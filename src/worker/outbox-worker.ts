@@ -13,8 +13,9 @@ import {
 import type { TickContext } from './loop.js';
 
 // One tick of an outbox queue (webhook deliveries, notifications): claim due
-// rows, attempt each, settle each, until nothing more is due. A failure is retried after the next gap of
-// the retry schedule; when the schedule is used up the row is failed.
+// rows, attempt each, settle each, until nothing more is due. A failure is
+// retried after the next gap of the retry schedule; when the schedule is used
+// up the row is failed.
 
 /** A claim outlives any attempt (5 s for HTTP) with room to spare; a crashed worker's claims fall due after it. */
 export const LEASE_MS = 10_000;
@@ -115,13 +116,15 @@ export function outboxTick<T extends Claim>(
     let inFlight = 0;
     let attemptEnded: (() => void) | undefined;
     let lookAgainAt = 0;
+    const room = () => spec.batchSize - inFlight;
+    const mayClaim = () => !context.stopping && room() >= spec.batchSize / 2;
     for (;;) {
-      const room = spec.batchSize - inFlight;
-      if (!context.stopping && room >= spec.batchSize / 2 && Date.now() >= lookAgainAt) {
+      if (mayClaim() && Date.now() >= lookAgainAt) {
         let items: T[] = [];
         try {
-          items = await claim(room);
-          if (items.length < room) lookAgainAt = Date.now() + RECLAIM_MS;
+          const wanted = room();
+          items = await claim(wanted);
+          if (items.length < wanted) lookAgainAt = Date.now() + RECLAIM_MS;
         } catch (error) {
           // With attempts still out, keep them in this tick (stop() waits for
           // them) and try the claim again in a while; with none, let the loop
@@ -146,9 +149,8 @@ export function outboxTick<T extends Claim>(
       const oneEnded = new Promise<boolean>((resolve) => {
         attemptEnded = () => resolve(false);
       });
-      const canClaim = !context.stopping && spec.batchSize - inFlight >= spec.batchSize / 2;
       const woken = await Promise.race(
-        canClaim ? [oneEnded, context.pause(Math.max(0, lookAgainAt - Date.now()))] : [oneEnded],
+        mayClaim() ? [oneEnded, context.pause(Math.max(0, lookAgainAt - Date.now()))] : [oneEnded],
       );
       if (woken) lookAgainAt = 0;
     }
