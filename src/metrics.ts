@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from './domain/clock.js';
 import { isoTime } from './domain/clock.js';
+import { PENDING } from './store/literals.js';
 import type { OutboxTable } from './store/outbox.js';
 import type { Store } from './store/store.js';
 
@@ -68,7 +69,7 @@ export class Metrics {
           const row = await store.db
             .selectFrom(table)
             .select((eb) => eb.fn.countAll().as('count'))
-            .where('status', '=', 'pending')
+            .where('status', '=', PENDING)
             .executeTakeFirst();
           this.set({ queue: table }, Number(row?.count ?? 0));
         }
@@ -85,7 +86,7 @@ export class Metrics {
           const row = await store.db
             .selectFrom(table)
             .select((eb) => eb.fn.min('next_attempt_at').as('oldest'))
-            .where('status', '=', 'pending')
+            .where('status', '=', PENDING)
             .where('next_attempt_at', '<=', isoTime(now))
             .executeTakeFirst();
           const oldest = row?.oldest as string | null | undefined;
@@ -101,7 +102,7 @@ export class Metrics {
         const row = await store.db
           .selectFrom('pauses')
           .select((eb) => eb.fn.countAll().as('count'))
-          .where('status', '=', 'pending')
+          .where('status', '=', PENDING)
           .where('expires_at', '<=', isoTime(clock.now()))
           .executeTakeFirst();
         this.set(Number(row?.count ?? 0));

@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { PENDING } from './literals.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
 
@@ -68,23 +69,33 @@ function oldestDue(db: Kysely<Queue>, table: OutboxTable, now: string, limit: nu
   return db
     .selectFrom(from(table, 'd'))
     .select('d.id')
-    .where('d.status', '=', 'pending')
+    .where('d.status', '=', PENDING)
     .where('d.next_attempt_at', '<=', now)
     .orderBy('d.next_attempt_at')
     .limit(limit);
 }
 
-/** Whether a developer other than `developerId` has a due row (two index range scans). */
+/**
+ * Whether a developer other than `developerId` has a due row. Two EXISTS over
+ * the (developer_id, next_attempt_at) index, one for the owners before and one
+ * for those after: they read only other developers' index entries. Written as
+ * one query with an OR, SQLite walked every due row instead, the backlog of
+ * the one developer included (1.6 ms a claim with 10k due).
+ */
 async function othersDue(db: Kysely<Database>, table: OutboxTable, developerId: string, now: string) {
-  const other = await queue(db)
-    .selectFrom(from(table, 'd'))
-    .select('d.id')
-    .where('d.status', '=', 'pending')
-    .where((eb) => eb.or([eb('d.developer_id', '<', developerId), eb('d.developer_id', '>', developerId)]))
-    .where('d.next_attempt_at', '<=', now)
-    .limit(1)
-    .executeTakeFirst();
-  return other !== undefined;
+  const dueOfOthers = (eb: ExpressionBuilder<Queue, never>, side: '<' | '>') =>
+    eb.exists(
+      eb
+        .selectFrom(from(table, 'd'))
+        .select(sql`1`.as('one'))
+        .where('d.status', '=', PENDING)
+        .where('d.developer_id', side, developerId)
+        .where('d.next_attempt_at', '<=', now),
+    );
+  const row = await queue(db)
+    .selectNoFrom((eb) => eb.or([dueOfOthers(eb, '<'), dueOfOthers(eb, '>')]).as('other'))
+    .executeTakeFirstOrThrow();
+  return Boolean(row.other);
 }
 
 // Fair claiming: every developer with due rows gets its oldest one into the
@@ -119,7 +130,7 @@ function fairlyDue(db: Kysely<Queue>, table: OutboxTable, dialect: Dialect, now:
             eb
               .selectFrom(from(table, 'x'))
               .select('x.developer_id')
-              .where('x.status', '=', 'pending')
+              .where('x.status', '=', PENDING)
               .whereRef('x.developer_id', '>', 'walk.developer_id')
               .orderBy('x.developer_id')
               .limit(1)
@@ -139,7 +150,7 @@ function fairlyDue(db: Kysely<Queue>, table: OutboxTable, dialect: Dialect, now:
             eb
               .selectFrom(from(table, 'x'))
               .select((inner) => inner.fn.min('x.next_attempt_at').as('oldest'))
-              .where('x.status', '=', 'pending')
+              .where('x.status', '=', PENDING)
               .whereRef('x.developer_id', '=', 'walk.developer_id')
               .as('oldest'),
           ])
@@ -157,7 +168,7 @@ function fairlyDue(db: Kysely<Queue>, table: OutboxTable, dialect: Dialect, now:
       const dueOf = (eb: ExpressionBuilder<Queue & { o: { developer_id: string | null } }, 'o'>) =>
         eb
           .selectFrom(from(table, 'x'))
-          .where('x.status', '=', 'pending')
+          .where('x.status', '=', PENDING)
           .where('x.next_attempt_at', '<=', now)
           .whereRef('x.developer_id', '=', 'o.developer_id')
           .orderBy('x.next_attempt_at')
@@ -190,7 +201,7 @@ function fairlyDue(db: Kysely<Queue>, table: OutboxTable, dialect: Dialect, now:
     .crossJoin(from(table, 'd'))
     .whereRef('d.id', '=', 'c.id')
     .select('d.id')
-    .where('d.status', '=', 'pending')
+    .where('d.status', '=', PENDING)
     .where('d.next_attempt_at', '<=', now)
     .orderBy('c.rank')
     .orderBy('c.next_attempt_at')
@@ -224,7 +235,7 @@ export async function settleSucceeded(
       const updated = await queue(db)
         .updateTable(table as 'deliveries')
         .set(outcomeColumns(table, { kind: 'succeeded', statusCode }, now))
-        .where('status', '=', 'pending')
+        .where('status', '=', PENDING)
         .where((eb) =>
           eb.or(chunk.map(({ claim }) => eb.and([eb('id', '=', claim.id), eb('attempts', '=', claim.attempts)]))),
         )
@@ -264,7 +275,7 @@ export async function settle(
     .set(outcomeColumns(table, outcome, now))
     .where('id', '=', claim.id)
     .where('attempts', '=', claim.attempts)
-    .where('status', '=', 'pending')
+    .where('status', '=', PENDING)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
@@ -274,7 +285,7 @@ export async function nextDue(db: Kysely<Database>, table: OutboxTable): Promise
   const row = await queue(db)
     .selectFrom(table as 'deliveries')
     .select((eb) => eb.fn.min('next_attempt_at').as('next'))
-    .where('status', '=', 'pending')
+    .where('status', '=', PENDING)
     .executeTakeFirst();
   return (row?.next as string | null | undefined) ?? null;
 }

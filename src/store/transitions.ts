@@ -3,6 +3,7 @@ import { eventPayload } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import { PAUSE_CHANNEL } from '../signals.js';
 import { fanOut } from './deliveries.js';
+import { PENDING } from './literals.js';
 import type { Database, EventsTable, EventType, PausesTable } from './schema.js';
 import type { Store } from './store.js';
 
@@ -61,7 +62,7 @@ export async function respondToPause(
         updated_at: input.now,
       })
       .where('id', '=', input.pauseId)
-      .where('status', '=', 'pending')
+      .where('status', '=', PENDING)
       .where('expires_at', '>', input.now)
       .returningAll()
       .executeTakeFirst();
@@ -82,7 +83,7 @@ export async function cancelPause(
       .where('id', '=', input.pauseId)
       .where('developer_id', '=', input.developerId)
       .where('mode', '=', input.mode as 'live' | 'test')
-      .where('status', '=', 'pending')
+      .where('status', '=', PENDING)
       .where('expires_at', '>', input.now)
       .returningAll()
       .executeTakeFirst();
@@ -101,7 +102,7 @@ export async function expireDuePauses(store: Store, input: { now: string; limit:
     let due = trx
       .selectFrom('pauses')
       .select('id')
-      .where('status', '=', 'pending')
+      .where('status', '=', PENDING)
       .where('expires_at', '<=', input.now)
       .orderBy('expires_at')
       .limit(input.limit);
@@ -116,7 +117,7 @@ export async function expireDuePauses(store: Store, input: { now: string; limit:
         updated_at: input.now,
       }))
       .where('id', 'in', due)
-      .where('status', '=', 'pending')
+      .where('status', '=', PENDING)
       .returningAll()
       .execute();
     await recordEvents(store, trx, 'pause.timed_out', expired, input.now);
@@ -129,7 +130,7 @@ export async function nextExpiry(db: Kysely<Database>): Promise<string | null> {
   const row = await db
     .selectFrom('pauses')
     .select((eb) => eb.fn.min('expires_at').as('next'))
-    .where('status', '=', 'pending')
+    .where('status', '=', PENDING)
     .executeTakeFirst();
   return (row?.next as string | null | undefined) ?? null;
 }
