@@ -68,6 +68,11 @@ export function buildService(): void {
 export const builtFrom = () =>
   [
     serviceSource,
+    Object.keys(serviceStartEnv()).length > 0
+      ? `with ${Object.entries(serviceStartEnv())
+          .map(([name, value]) => `${name}=${value}`)
+          .join(' ')}`
+      : '',
     serviceNodeArgs().length > 0 ? `run with node ${serviceNodeArgs().join(' ')}` : '',
     process.env.MALLOC_ARENA_MAX ? `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX}` : '',
   ]
@@ -122,17 +127,35 @@ export const responseTokenFor = (pauseId: string): string => responseToken(RESPO
 
 export type ServiceProcess = Child;
 
-/**
- * The node flags `npm start` runs the service with (package.json of the code
- * measured), then any from BENCH_NODE_ARGS (space-separated), to try runtime
- * tuning such as --max-semi-space-size=4 without touching src/.
- */
-export function serviceNodeArgs(): string[] {
+/** How `npm start` runs the service (package.json of the code measured): its environment assignments and node flags. */
+function startCommand(): { env: Record<string, string>; nodeFlags: string[] } {
   const manifest = JSON.parse(readFileSync(join(serviceRoot, 'package.json'), 'utf8'));
   const start: string = manifest.scripts?.start ?? '';
-  const startFlags = /\bnode((?:\s+--\S+)*)\s+dist\/main\.js/.exec(start)?.[1] ?? '';
-  return [...startFlags.split(/\s+/), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ')].filter(Boolean);
+  const [, assignments = '', flags = ''] =
+    /((?:\b[A-Z_]+=\S+\s+)*)node((?:\s+--\S+)*)\s+dist\/main\.js/.exec(start) ?? [];
+  const env = Object.fromEntries(
+    assignments
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((assignment) => [
+        assignment.slice(0, assignment.indexOf('=')),
+        assignment.slice(assignment.indexOf('=') + 1),
+      ]),
+  );
+  return { env, nodeFlags: flags.split(/\s+/).filter(Boolean) };
 }
+
+/**
+ * The node flags `npm start` runs the service with, then any from
+ * BENCH_NODE_ARGS (space-separated), to try runtime tuning such as
+ * --max-semi-space-size=4 without touching src/.
+ */
+export function serviceNodeArgs(): string[] {
+  return [...startCommand().nodeFlags, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ')].filter(Boolean);
+}
+
+/** The environment `npm start` sets for the service (such as MALLOC_MMAP_THRESHOLD_). */
+export const serviceStartEnv = (): Record<string, string> => startCommand().env;
 
 /** node [BENCH_NODE_ARGS] [nodeArgs] dist/main.js serve on a free port, ready once /health answers. */
 export async function startService(options: {
@@ -157,6 +180,7 @@ export async function startService(options: {
       API_RATE_LIMIT: '100000000/60',
       RESPOND_RATE_LIMIT: '100000000/60',
       ROLE: 'all',
+      ...serviceStartEnv(),
       ...options.env,
     },
     url: `http://127.0.0.1:${port}`,

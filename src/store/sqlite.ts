@@ -73,6 +73,8 @@ function startCheckpointer(database: SqliteDatabase.Database, path: string): { s
   database.pragma('wal_autocheckpoint = 0');
   const worker = new Worker(CHECKPOINTER_SOURCE, {
     eval: true,
+    // It allocates next to nothing; V8's default young generation would still reserve megabytes of RSS.
+    resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
     workerData: {
       driver: createRequire(import.meta.url).resolve('better-sqlite3'),
       path,
@@ -84,8 +86,19 @@ function startCheckpointer(database: SqliteDatabase.Database, path: string): { s
   worker.unref(); // never what keeps a process alive
   // A failing checkpoint is retried on the next tick; whatever broke it (a
   // full disk, say) fails the service's own writes too, and they are logged.
+  // Should the thread itself die, the connection checkpoints again as SQLite
+  // does by default, so the WAL stays bounded.
+  let stopping = false;
   worker.on('error', () => {});
-  return { stop: () => worker.postMessage('stop') };
+  worker.on('exit', () => {
+    if (!stopping && database.open) database.pragma('wal_autocheckpoint = 1000');
+  });
+  return {
+    stop: () => {
+      stopping = true;
+      worker.postMessage('stop');
+    },
+  };
 }
 
 // Plain CommonJS, run by the worker thread as is (eval), so that it works the
