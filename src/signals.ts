@@ -3,16 +3,19 @@ import type { Client } from 'pg';
 import type { Logger } from './logger.js';
 import type { Store } from './store/store.js';
 
-// "Pause X changed" wake-ups for long-polls. Every transition commits, then
-// signals here; on PostgreSQL the transition also sends NOTIFY inside its
-// transaction, so waiters on every instance hear of it the moment it commits.
-// A wake-up is only a hint: waiters re-read the database, and re-check at
-// least once a second in case one was missed.
+// "Pause X changed" wake-ups for long-polls, and "work was queued" wake-ups
+// for the outbox workers. Every transition commits, then signals here; on
+// PostgreSQL the transaction also sends NOTIFY, so every instance hears of it
+// the moment it commits. A wake-up is only a hint: waiters re-read the
+// database, and re-check at least once a second in case one was missed.
 
 export const PAUSE_CHANNEL = 'pausepoint_pause';
 /** Carries a developer id whose API keys were rotated (caches must forget them). */
 export const KEYS_CHANNEL = 'pausepoint_keys';
+/** Webhook deliveries or notifications were written: workers should look now. */
+export const QUEUED_CHANNEL = 'pausepoint_queued';
 const ANY_CHANGE = Symbol('any change');
+const QUEUED = Symbol('queued');
 
 /** Something that keeps API keys and must hear when they are rotated. */
 export interface KeyRotationWatcher {
@@ -37,15 +40,29 @@ export class PauseSignals {
     if (this.store.config.kind === 'postgres') await this.listen(this.store.config.url);
   }
 
-  /** Wakes local waiters of these pauses (and whoever listens for any change). */
-  changed(pauseIds: Iterable<string>): void {
+  /**
+   * Wakes local waiters of these pauses (and whoever listens for any change);
+   * with `queued`, the outbox workers too. Call after the commit.
+   */
+  changed(pauseIds: Iterable<string>, options: { queued?: boolean } = {}): void {
     for (const id of pauseIds) this.emitter.emit(id);
     this.emitter.emit(ANY_CHANGE);
+    if (options.queued) this.queued();
   }
 
   /** Calls `listener` after any pause changed, here or (on PostgreSQL) on another instance. */
   onAnyChange(listener: () => void): void {
     this.emitter.on(ANY_CHANGE, listener);
+  }
+
+  /** Wakes the outbox workers: deliveries or notifications were written. Call after the commit. */
+  queued(): void {
+    this.emitter.emit(QUEUED);
+  }
+
+  /** Calls `listener` after work was queued, here or (on PostgreSQL) on another instance. */
+  onQueued(listener: () => void): void {
+    this.emitter.on(QUEUED, listener);
   }
 
   /** Resolves when any pause may have changed, after `ms`, or when closing. */
@@ -105,8 +122,9 @@ export class PauseSignals {
     const { default: pg } = await import('pg'); // only on PostgreSQL
     const client = new pg.Client({ connectionString: url });
     client.on('notification', (message) => {
-      if (!message.payload) return;
-      if (message.channel === KEYS_CHANNEL) this.keysRotated(message.payload);
+      if (message.channel === QUEUED_CHANNEL) this.queued();
+      else if (!message.payload) return;
+      else if (message.channel === KEYS_CHANNEL) this.keysRotated(message.payload);
       else this.changed([message.payload]);
     });
     client.on('error', (error) => {
@@ -114,7 +132,7 @@ export class PauseSignals {
       this.reconnect(url, client);
     });
     await client.connect();
-    await client.query(`listen ${PAUSE_CHANNEL}; listen ${KEYS_CHANNEL}`);
+    await client.query(`listen ${PAUSE_CHANNEL}; listen ${KEYS_CHANNEL}; listen ${QUEUED_CHANNEL}`);
     this.listener = client;
     this.setHearing();
   }

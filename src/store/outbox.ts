@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { QUEUED_CHANNEL } from '../signals.js';
 import { PENDING } from './literals.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
@@ -61,6 +62,15 @@ export async function claimDue(
       .execute();
     return claimed.map((row) => ({ id: row.id, attempts: Number(row.attempts) }));
   });
+}
+
+/**
+ * On PostgreSQL, wakes the outbox workers of every instance when (and only
+ * if) the transaction commits. Local workers are woken by the caller after the
+ * commit (PauseSignals.queued).
+ */
+export async function announceQueued(store: Store, db: Kysely<Database>): Promise<void> {
+  if (store.dialect === 'postgres') await sql`select pg_notify(${QUEUED_CHANNEL}, '')`.execute(db);
 }
 
 const from = <A extends string>(table: OutboxTable, alias: A) => `${table} as ${alias}` as `deliveries as ${A}`;

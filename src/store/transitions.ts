@@ -4,6 +4,7 @@ import { newId } from '../domain/ids.js';
 import { PAUSE_CHANNEL } from '../signals.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
+import { announceQueued } from './outbox.js';
 import type { Database, EventsTable, EventType, PausesTable } from './schema.js';
 import type { Store } from './store.js';
 
@@ -14,9 +15,25 @@ import type { Store } from './store.js';
 
 export type Pause = PausesTable;
 
-/** Writes the events of these transitions and their webhook deliveries: the outbox. */
-async function recordEvents(store: Store, trx: Transaction<Database>, type: EventType, pauses: Pause[], now: string) {
-  if (pauses.length === 0) return;
+/** A pause that changed, and whether webhook deliveries were queued with its event. */
+export interface Transition {
+  pause: Pause;
+  queued: boolean;
+}
+
+/**
+ * Writes the events of these transitions and their webhook deliveries (the
+ * outbox), and says whether any delivery was queued: only then need the
+ * workers be woken.
+ */
+async function recordEvents(
+  store: Store,
+  trx: Transaction<Database>,
+  type: EventType,
+  pauses: Pause[],
+  now: string,
+): Promise<boolean> {
+  if (pauses.length === 0) return false;
   const events: EventsTable[] = pauses.map((pause) => ({
     id: newId('evt'),
     pause_id: pause.id,
@@ -27,12 +44,14 @@ async function recordEvents(store: Store, trx: Transaction<Database>, type: Even
     created_at: now,
   }));
   await trx.insertInto('events').values(events).execute();
-  await fanOut(trx, events);
+  const queued = (await fanOut(trx, events)) > 0;
   await announce(
     store,
     trx,
     pauses.map((pause) => pause.id),
   );
+  if (queued) await announceQueued(store, trx);
+  return queued;
 }
 
 /**
@@ -50,7 +69,7 @@ export async function announce(store: Store, trx: Kysely<Database>, pauseIds: st
 export async function respondToPause(
   store: Store,
   input: { pauseId: string; choice: string; text: string | null; now: string },
-): Promise<Pause | null> {
+): Promise<Transition | null> {
   return store.db.transaction().execute(async (trx) => {
     const pause = await trx
       .updateTable('pauses')
@@ -66,8 +85,8 @@ export async function respondToPause(
       .where('expires_at', '>', input.now)
       .returningAll()
       .executeTakeFirst();
-    if (pause) await recordEvents(store, trx, 'pause.responded', [pause], input.now);
-    return pause ?? null;
+    if (!pause) return null;
+    return { pause, queued: await recordEvents(store, trx, 'pause.responded', [pause], input.now) };
   });
 }
 
@@ -75,7 +94,7 @@ export async function respondToPause(
 export async function cancelPause(
   store: Store,
   input: { pauseId: string; developerId: string; mode: string; now: string },
-): Promise<Pause | null> {
+): Promise<Transition | null> {
   return store.db.transaction().execute(async (trx) => {
     const pause = await trx
       .updateTable('pauses')
@@ -87,8 +106,8 @@ export async function cancelPause(
       .where('expires_at', '>', input.now)
       .returningAll()
       .executeTakeFirst();
-    if (pause) await recordEvents(store, trx, 'pause.cancelled', [pause], input.now);
-    return pause ?? null;
+    if (!pause) return null;
+    return { pause, queued: await recordEvents(store, trx, 'pause.cancelled', [pause], input.now) };
   });
 }
 
@@ -97,7 +116,10 @@ export async function cancelPause(
  * timeout_default (or null) as the choice and expires_at as response_at. On
  * PostgreSQL rows another instance is already expiring are skipped.
  */
-export async function expireDuePauses(store: Store, input: { now: string; limit: number }): Promise<Pause[]> {
+export async function expireDuePauses(
+  store: Store,
+  input: { now: string; limit: number },
+): Promise<{ pauses: Pause[]; queued: boolean }> {
   return store.db.transaction().execute(async (trx) => {
     let due = trx
       .selectFrom('pauses')
@@ -120,8 +142,7 @@ export async function expireDuePauses(store: Store, input: { now: string; limit:
       .where('status', '=', PENDING)
       .returningAll()
       .execute();
-    await recordEvents(store, trx, 'pause.timed_out', expired, input.now);
-    return expired;
+    return { pauses: expired, queued: await recordEvents(store, trx, 'pause.timed_out', expired, input.now) };
   });
 }
 

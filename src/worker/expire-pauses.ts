@@ -15,9 +15,15 @@ export function expirePausesTick(services: Pick<Services, 'store' | 'clock' | 's
   const { store, clock, signals, logger, metrics } = services;
   return async (): Promise<number> => {
     for (;;) {
-      const expired = await expireDuePauses(store, { now: isoTime(clock.now()), limit: BATCH_SIZE });
+      const { pauses: expired, queued } = await expireDuePauses(store, {
+        now: isoTime(clock.now()),
+        limit: BATCH_SIZE,
+      });
       if (expired.length > 0) {
-        signals.changed(expired.map((pause) => pause.id));
+        signals.changed(
+          expired.map((pause) => pause.id),
+          { queued },
+        );
         const recordedAt = clock.now().getTime();
         for (const pause of expired) metrics.timeoutLag.observe((recordedAt - Date.parse(pause.expires_at)) / 1000);
         logger.debug({ count: expired.length }, 'pauses timed out');

@@ -12,9 +12,8 @@ export class Worker {
     const deliveries = new Loop('deliver-webhooks', deliverWebhooksTick(services), services.logger);
     const notifications = new Loop('send-notifications', sendNotificationsTick(services), services.logger);
     this.loops = [new Loop('expire-pauses', expirePausesTick(services), services.logger), deliveries, notifications];
-    // A pause that changed or was created may have written deliveries or
-    // notifications: start them now, not at the next poll.
-    services.signals.onAnyChange(() => {
+    // Deliveries or notifications were written: start them now, not at the next poll.
+    services.signals.onQueued(() => {
       deliveries.wake();
       notifications.wake();
     });

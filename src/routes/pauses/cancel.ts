@@ -25,13 +25,14 @@ export const cancelPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const holder = keyHolderOf(request);
       const owner = { developerId: holder.developerId, mode: holder.mode };
-      const cancelled = await cancelPause(store, {
+      const cancel = await cancelPause(store, {
         pauseId: request.params.id,
         ...owner,
         now: isoTime(clock.now()),
       });
-      if (cancelled) {
-        signals.changed([cancelled.id]);
+      if (cancel) {
+        const cancelled = cancel.pause;
+        signals.changed([cancelled.id], { queued: cancel.queued });
         return presentPause(app, cancelled, (await notificationsOf(store.db, [cancelled.id])).get(cancelled.id));
       }
       const existing = await getOwnedPause(store.db, owner, request.params.id);

@@ -12,9 +12,9 @@ import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 import { getDeveloper } from '../../store/accounts.js';
 import { isUniqueViolation } from '../../store/errors.js';
+import { announceQueued } from '../../store/outbox.js';
 import type { Owner } from '../../store/pauses.js';
 import type { Database, PausesTable } from '../../store/schema.js';
-import { announce } from '../../store/transitions.js';
 import { consumeLivePause } from '../../store/usage.js';
 import { planNotifications } from './notify.js';
 import { PauseObject, type PauseObjectType, presentPause, responseUrl } from './schemas.js';
@@ -180,7 +180,7 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
         await db.insertInto('pauses').values(row).execute();
         if (notifications.length > 0) {
           await db.insertInto('notifications').values(notifications).execute();
-          await announce(store, db, [row.id]);
+          await announceQueued(store, db);
         }
         if (idempotencyKey) await rememberResponse(db, owner, idempotencyKey, requestHash, created, now);
       };
@@ -194,7 +194,7 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
         if (idempotencyKey && isUniqueViolation(error) && (await replay())) return reply;
         throw error;
       }
-      if (notifications.length > 0) signals.changed([row.id]); // start sending now
+      if (notifications.length > 0) signals.queued(); // start sending now
       return reply.code(201).send(created);
     },
   );

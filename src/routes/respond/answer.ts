@@ -60,7 +60,7 @@ export async function submitAnswer(
   const now = isoTime(app.services.clock.now());
   const responded = await respondToPause(app.services.store, { pauseId: pause.id, choice: answer.choice, text, now });
   if (responded) {
-    app.services.signals.changed([responded.id]);
+    app.services.signals.changed([pause.id], { queued: responded.queued });
     return { choice: answer.choice, text, response_at: now };
   }
   const current = await getPause(app.services.store.db, pause.id);

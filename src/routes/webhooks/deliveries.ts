@@ -4,7 +4,7 @@ import { isoTime } from '../../domain/clock.js';
 import { ApiError, notFound } from '../../errors.js';
 import { keyHolderOf, type Principal } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
-import { requeueFailed } from '../../store/outbox.js';
+import { announceQueued, requeueFailed } from '../../store/outbox.js';
 import { DeliveryObject, presentDelivery, WebhookIdParams } from './schemas.js';
 
 const DeliveryList = Type.Object({
@@ -99,7 +99,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `Only a failed delivery can be retried; this one is ${existing.status}.`,
         );
       }
-      signals.changed([existing.pause_id]);
+      await announceQueued(store, store.db);
+      signals.queued();
       const requeued = await find();
       if (!requeued) throw notFound('Delivery');
       return presentDelivery(requeued);
