@@ -218,13 +218,15 @@ function fairlyDue(db: Kysely<Queue>, table: OutboxTable, dialect: Dialect, now:
     .limit(limit);
 }
 
-/** At most this many rows in one settling UPDATE (each adds an OR term). */
+/** At most this many rows in one settling UPDATE. */
 const SETTLE_CHUNK = 100;
 
 /**
- * Records many successful attempts at once: one UPDATE per status code (on
- * SQLite one commit, not one per row). As settle(), a row is only settled if
- * its claim is still ours. Returns the ids that were.
+ * Records many successful attempts at once (on SQLite one commit, not one per
+ * row). As settle(), a row is only settled if its claim is still ours: one
+ * UPDATE per status code and attempt count, usually one in all, matching ids
+ * with IN. (An OR of (id, attempts) pairs cost SQLite O(rows²): every row
+ * found was tested against every pair.) Returns the ids that were settled.
  */
 export async function settleSucceeded(
   db: Kysely<Database>,
@@ -233,22 +235,21 @@ export async function settleSucceeded(
   now: string,
 ): Promise<Set<string>> {
   const settled = new Set<string>();
-  const byStatusCode = new Map<number | null, typeof rows>();
-  for (const row of rows) {
-    const group = byStatusCode.get(row.statusCode);
-    if (group) group.push(row);
-    else byStatusCode.set(row.statusCode, [row]);
+  const groups = new Map<string, { statusCode: number | null; attempts: number; ids: string[] }>();
+  for (const { claim, statusCode } of rows) {
+    const key = `${statusCode}:${claim.attempts}`;
+    const group = groups.get(key);
+    if (group) group.ids.push(claim.id);
+    else groups.set(key, { statusCode, attempts: claim.attempts, ids: [claim.id] });
   }
-  for (const [statusCode, group] of byStatusCode) {
-    for (let start = 0; start < group.length; start += SETTLE_CHUNK) {
-      const chunk = group.slice(start, start + SETTLE_CHUNK);
+  for (const { statusCode, attempts, ids } of groups.values()) {
+    for (let start = 0; start < ids.length; start += SETTLE_CHUNK) {
       const updated = await queue(db)
         .updateTable(table as 'deliveries')
         .set(outcomeColumns(table, { kind: 'succeeded', statusCode }, now))
         .where('status', '=', PENDING)
-        .where((eb) =>
-          eb.or(chunk.map(({ claim }) => eb.and([eb('id', '=', claim.id), eb('attempts', '=', claim.attempts)]))),
-        )
+        .where('attempts', '=', attempts)
+        .where('id', 'in', ids.slice(start, start + SETTLE_CHUNK))
         .returning('id')
         .execute();
       for (const row of updated) settled.add(row.id);

@@ -227,11 +227,14 @@ it('settles many successes in one statement, but only rows whose claim is still 
   const [kept, ok201, takenOver, alsoKept] = claims as [Claim, Claim, Claim, Claim];
   // Its lease ran out and another worker claimed it again: attempts moved on.
   await store.db.updateTable('deliveries').set({ attempts: 2 }).where('id', '=', takenOver.id).execute();
+  // A second attempt of ours, settled in the same batch as first attempts.
+  await store.db.updateTable('deliveries').set({ attempts: 2 }).where('id', '=', alsoKept.id).execute();
+  const secondAttempt = { ...alsoKept, attempts: 2 };
 
   const settled = await settleSucceeded(
     store.db,
     'deliveries',
-    [kept, ok201, takenOver, alsoKept].map((claim) => ({ claim, statusCode: claim === ok201 ? 201 : 200 })),
+    [kept, ok201, takenOver, secondAttempt].map((claim) => ({ claim, statusCode: claim === ok201 ? 201 : 200 })),
     NOW,
   );
   expect([...settled].sort()).toEqual([kept.id, ok201.id, alsoKept.id].sort());
@@ -240,4 +243,5 @@ it('settles many successes in one statement, but only rows whose claim is still 
   expect(byId.get(kept.id)).toMatchObject({ status: 'succeeded', last_status_code: 200 });
   expect(byId.get(ok201.id)).toMatchObject({ status: 'succeeded', last_status_code: 201 });
   expect(byId.get(takenOver.id)).toMatchObject({ status: 'pending', last_status_code: null });
+  expect(byId.get(alsoKept.id)).toMatchObject({ status: 'succeeded', last_status_code: 200 });
 });
