@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Claim } from './outbox.js';
-import type { Database, NotificationsTable } from './schema.js';
+import type { Database, NotificationsTable, PausesTable } from './schema.js';
 
 // Human notifications of a pause: written with it, sent by the outbox worker.
 
@@ -9,12 +9,16 @@ export type NotificationSummary = Pick<
   'id' | 'pause_id' | 'channel' | 'recipient' | 'status' | 'attempts' | 'last_error' | 'completed_at'
 >;
 
-/** The notifications of these pauses, grouped by pause. */
+/**
+ * The notifications of these pauses, grouped by pause. Only a pause created
+ * with `notify` has any, so the others cost no query.
+ */
 export async function notificationsOf(
   db: Kysely<Database>,
-  pauseIds: string[],
+  pauses: Array<Pick<PausesTable, 'id' | 'notify'>>,
 ): Promise<Map<string, NotificationSummary[]>> {
   const byPause = new Map<string, NotificationSummary[]>();
+  const pauseIds = pauses.filter((pause) => pause.notify !== null).map((pause) => pause.id);
   if (pauseIds.length === 0) return byPause;
   const rows = await db
     .selectFrom('notifications')

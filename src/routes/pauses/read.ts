@@ -45,7 +45,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (!row) throw notFound('Pause');
         const remaining = deadline - Date.now();
         if (outcomeOf(row).status !== 'pending' || remaining <= 0 || signals.isClosed) {
-          return presentPause(app, row, (await notificationsOf(store.db, [row.id])).get(row.id));
+          return presentPause(app, row, (await notificationsOf(store.db, [row])).get(row.id));
         }
         // Wake for a change (the expirer signals a timeout too), or to re-check
         // for one signalled where this instance cannot hear it.
@@ -85,10 +85,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
           now: isoTime(clock.now()),
         },
       );
-      const notifications = await notificationsOf(
-        store.db,
-        rows.map((row) => row.id),
-      );
+      const notifications = await notificationsOf(store.db, rows);
       return {
         object: 'list' as const,
         data: rows.map((row) => presentPause(app, row, notifications.get(row.id))),
