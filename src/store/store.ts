@@ -1,4 +1,5 @@
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { groupCommitter, type Work } from './group-commit.js';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -12,6 +13,13 @@ export interface Store {
   dialect: Dialect;
   /** The connection string, for the PostgreSQL listener that needs its own connection. */
   config: DatabaseConfig;
+  /**
+   * Runs `work` in a transaction. On SQLite, writes that arrive together
+   * share one commit (group-commit.ts); on PostgreSQL each has its own, and
+   * the server groups the flushes of concurrent commits itself. `work` must
+   * only use the database: on SQLite the writes grouped with it wait for it.
+   */
+  write<T>(work: Work<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -21,10 +29,12 @@ export function openStore(config: DatabaseConfig): Store {
     dialect: config.kind === 'sqlite' ? sqliteDialect(config.path) : postgresDialect(config.url),
   });
   let closed: Promise<void> | undefined;
+  const grouped = config.kind === 'sqlite' ? groupCommitter(db) : undefined;
   return {
     db,
     dialect: config.kind,
     config,
+    write: (work) => (grouped ? grouped(work) : db.transaction().execute(work)),
     async ping() {
       await sql`select 1`.execute(db);
     },

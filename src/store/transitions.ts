@@ -70,7 +70,7 @@ export async function respondToPause(
   store: Store,
   input: { pauseId: string; choice: string; text: string | null; now: string },
 ): Promise<Transition | null> {
-  return store.db.transaction().execute(async (trx) => {
+  return store.write(async (trx) => {
     const pause = await trx
       .updateTable('pauses')
       .set({
@@ -95,7 +95,7 @@ export async function cancelPause(
   store: Store,
   input: { pauseId: string; developerId: string; mode: string; now: string },
 ): Promise<Transition | null> {
-  return store.db.transaction().execute(async (trx) => {
+  return store.write(async (trx) => {
     const pause = await trx
       .updateTable('pauses')
       .set({ status: 'cancelled', updated_at: input.now })
@@ -120,7 +120,7 @@ export async function expireDuePauses(
   store: Store,
   input: { now: string; limit: number },
 ): Promise<{ pauses: Pause[]; queued: boolean }> {
-  return store.db.transaction().execute(async (trx) => {
+  return store.write(async (trx) => {
     let due = trx
       .selectFrom('pauses')
       .select('id')

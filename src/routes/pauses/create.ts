@@ -184,11 +184,8 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
         }
         if (idempotencyKey) await rememberResponse(db, owner, idempotencyKey, requestHash, created, now);
       };
-      // A lone INSERT (a test key, no notifications, no Idempotency-Key) is
-      // atomic by itself and skips the cost of BEGIN and COMMIT.
-      const singleInsert = owner.mode === 'test' && notifications.length === 0 && !idempotencyKey;
       try {
-        await (singleInsert ? write(store.db) : store.db.transaction().execute(write));
+        await store.write(write);
       } catch (error) {
         // A concurrent request with the same key won; answer as it did.
         if (idempotencyKey && isUniqueViolation(error) && (await replay())) return reply;

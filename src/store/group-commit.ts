@@ -1,0 +1,75 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
+// Group commit for SQLite. Its one connection runs one transaction at a time,
+// and a commit costs more than the small writes it seals: every page it
+// touched (the table's and each index's) is appended to the WAL again. So
+// writes that arrive in the same turn of the event loop share one
+// transaction, each in a savepoint of its own: one that fails is rolled back
+// alone and gets its error; the others commit together. Nobody hears of
+// success before the COMMIT.
+
+export type Work<T> = (trx: Transaction<Database>) => Promise<T>;
+
+interface Queued {
+  work: Work<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** At most this many writes share a commit. */
+const MAX_GROUP = 64;
+
+export function groupCommitter(db: Kysely<Database>): <T>(work: Work<T>) => Promise<T> {
+  let queue: Queued[] = [];
+  /** While a group commits, the next one gathers; the running flush takes it. */
+  let flushing = false;
+
+  async function commitGroup(group: Queued[]): Promise<void> {
+    if (group.length === 1) {
+      const [only] = group as [Queued];
+      await db.transaction().execute(only.work).then(only.resolve, only.reject);
+      return;
+    }
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      await db.transaction().execute(async (trx) => {
+        for (const { work } of group) {
+          await sql`savepoint grouped_write`.execute(trx);
+          try {
+            outcomes.push({ ok: true, value: await work(trx) });
+          } catch (error) {
+            await sql`rollback to grouped_write`.execute(trx);
+            outcomes.push({ ok: false, error });
+          }
+          await sql`release grouped_write`.execute(trx);
+        }
+      });
+    } catch (error) {
+      for (const { reject } of group) reject(error);
+      return;
+    }
+    group.forEach(({ resolve, reject }, index) => {
+      const outcome = outcomes[index];
+      if (outcome?.ok) resolve(outcome.value);
+      else reject(outcome?.error);
+    });
+  }
+
+  async function flush(): Promise<void> {
+    while (queue.length > 0) {
+      const group = queue.slice(0, MAX_GROUP);
+      queue = queue.slice(group.length);
+      await commitGroup(group);
+    }
+    flushing = false;
+  }
+
+  return <T>(work: Work<T>) =>
+    new Promise<T>((resolve, reject) => {
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (flushing) return;
+      flushing = true;
+      setImmediate(flush);
+    });
+}

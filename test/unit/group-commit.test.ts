@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { migrateToLatest, type Store } from '../../src/store/store.js';
+import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { newSecretKey, openTestStore } from '../helpers/process.js';
+
+// store.write(): on SQLite, writes issued together share one commit, each in a
+// savepoint (src/store/group-commit.ts); on PostgreSQL each is a transaction.
+// Either way a caller sees its own write commit or fail, never another's.
+
+let database: TestDatabase;
+let store: Store;
+/** A second connection: it sees only what was committed. */
+let observer: Store;
+beforeAll(async () => {
+  database = await freshDatabase();
+  const secretKey = newSecretKey();
+  store = openTestStore(database.url, secretKey);
+  await migrateToLatest(store);
+  observer = openTestStore(database.url, secretKey);
+});
+afterAll(async () => {
+  await store?.close();
+  await observer?.close();
+  await database?.drop();
+});
+
+const developer = (id: string, email = `${id}@example.com`) => ({
+  id,
+  email,
+  password_hash: 'x',
+  plan: 'free',
+  created_at: '2026-11-26T00:00:00.000Z',
+});
+const committed = async (ids: string[]) =>
+  (await observer.db.selectFrom('developers').select('id').where('id', 'in', ids).execute())
+    .map((row) => row.id)
+    .sort();
+
+it('commits each write of a group, and rolls back only the one that failed, with its own error', async () => {
+  const ids = ['dev_g1', 'dev_g2', 'dev_g3', 'dev_g4'];
+  const results = await Promise.allSettled([
+    store.write(async (trx) => {
+      await trx.insertInto('developers').values(developer('dev_g1')).execute();
+      return 'first';
+    }),
+    store.write(async (trx) => {
+      await trx.insertInto('developers').values(developer('dev_g2')).execute();
+      throw new Error('changed my mind');
+    }),
+    // A constraint violation inside the group: the email of dev_g1.
+    store.write(async (trx) => {
+      await trx.insertInto('developers').values(developer('dev_g3', 'dev_g1@example.com')).execute();
+    }),
+    store.write(async (trx) => {
+      await trx.insertInto('developers').values(developer('dev_g4')).execute();
+      // It sees what it wrote itself.
+      return (await trx.selectFrom('developers').select('id').where('id', '=', 'dev_g4').executeTakeFirst())?.id;
+    }),
+  ]);
+  expect(results[0]).toEqual({ status: 'fulfilled', value: 'first' });
+  expect(results[1]).toMatchObject({ status: 'rejected', reason: { message: 'changed my mind' } });
+  expect(results[2]).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/unique/i) } });
+  expect(results[3]).toEqual({ status: 'fulfilled', value: 'dev_g4' });
+  expect(await committed(ids)).toEqual(['dev_g1', 'dev_g4']);
+});
+
+it('answers a write only once it is committed', async () => {
+  const seenAtAnswer = await Promise.all(
+    ['dev_c1', 'dev_c2', 'dev_c3'].map((id) =>
+      store
+        .write(async (trx) => {
+          await trx.insertInto('developers').values(developer(id)).execute();
+        })
+        .then(() => committed([id])),
+    ),
+  );
+  expect(seenAtAnswer).toEqual([['dev_c1'], ['dev_c2'], ['dev_c3']]);
+});
