@@ -1,6 +1,6 @@
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
-import { groupCommitter, type Work } from './group-commit.js';
 import type { DatabaseConfig } from '../config.js';
+import { groupCommitter, type Work } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { sqliteDialect } from './sqlite.js';
