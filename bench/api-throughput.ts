@@ -234,11 +234,12 @@ async function runOperation(
 
 /**
  * Pending pauses for one respond run, inserted straight into the database:
- * twice what the fastest respond run so far would answer in `seconds`, and
- * at least 20,000. Returns their response tokens.
+ * four times what the fastest respond run so far would answer in `seconds`
+ * (a warm-up of 2 s can run at a third of a warm round's rate), and at least
+ * 40,000. Returns their response tokens.
  */
 async function respondPool(setup: Setup, seconds: number): Promise<string[]> {
-  const count = Math.max(20_000, Math.ceil(setup.respondRate * seconds * 2));
+  const count = Math.max(40_000, Math.ceil(setup.respondRate * seconds * 4));
   const { ids, seconds: took } = await insertPausesDirectly(setup.store, {
     ...rawPause(setup.account.developerId),
     count,
