@@ -50,11 +50,6 @@ export class PauseSignals {
     if (options.queued) this.queued();
   }
 
-  /** Calls `listener` after any pause changed, here or (on PostgreSQL) on another instance. */
-  onAnyChange(listener: () => void): void {
-    this.emitter.on(ANY_CHANGE, listener);
-  }
-
   /** Wakes the outbox workers: deliveries or notifications were written. Call after the commit. */
   queued(): void {
     this.emitter.emit(QUEUED);

@@ -59,7 +59,7 @@ async function recordEvents(
  * when (and only if) the transaction commits. In-process waiters are woken by
  * the caller after the commit (PauseSignals.changed).
  */
-export async function announce(store: Store, trx: Kysely<Database>, pauseIds: string[]): Promise<void> {
+async function announce(store: Store, trx: Kysely<Database>, pauseIds: string[]): Promise<void> {
   if (store.dialect !== 'postgres' || pauseIds.length === 0) return;
   // One round trip for the whole batch: the expirer announces 500 at a time.
   await sql`select pg_notify(${PAUSE_CHANNEL}, id) from unnest(${pauseIds}::text[]) as id`.execute(trx);
