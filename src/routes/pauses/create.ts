@@ -13,7 +13,7 @@ import { errorResponses, Timestamp } from '../../http/schemas.js';
 import { getDeveloper } from '../../store/accounts.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import { announceQueued } from '../../store/outbox.js';
-import type { Owner } from '../../store/pauses.js';
+import { insertPause, type Owner } from '../../store/pauses.js';
 import type { Database, PausesTable } from '../../store/schema.js';
 import { consumeLivePause } from '../../store/usage.js';
 import { planNotifications } from './notify.js';
@@ -167,17 +167,12 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
       const replay = () => replayIfUsed(reply, owner, idempotencyKey, requestHash, now);
       if (idempotencyKey && (await replay())) return reply;
 
-      const notifications = await planNotifications(
-        app,
-        owner.mode,
-        row,
-        request.body.notify,
-        responseUrl(app, row.id),
-      );
-      const created = presentPause(app, row, notifications);
+      const url = responseUrl(app, row.id);
+      const notifications = await planNotifications(app, owner.mode, row, request.body.notify, url);
+      const created = presentPause(app, row, notifications, url);
       const write = async (db: Kysely<Database>) => {
         if (owner.mode === 'live') await chargeQuota(db, owner, now);
-        await db.insertInto('pauses').values(row).execute();
+        await insertPause(store, db, row);
         if (notifications.length > 0) {
           await db.insertInto('notifications').values(notifications).execute();
           await announceQueued(store, db);

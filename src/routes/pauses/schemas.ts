@@ -73,6 +73,7 @@ export function presentPause(
   app: FastifyInstance,
   row: PausesTable,
   notifications: NotificationSummary[] = [],
+  url = responseUrl(app, row.id),
 ): PauseObjectType {
   const { status, response } = outcomeOf(row);
   return {
@@ -87,7 +88,7 @@ export function presentPause(
     expires_at: row.expires_at,
     timeout_default: row.timeout_default,
     metadata: JSON.parse(row.metadata),
-    response_url: responseUrl(app, row.id),
+    response_url: url,
     response,
     notifications: notifications.map(presentNotification),
     created_at: row.created_at,
