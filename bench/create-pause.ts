@@ -9,6 +9,9 @@
 // (bench/hello-world.ts) each run as their own process; autocannon runs here.
 // Rounds alternate baseline, service, baseline, service… so drift in the
 // machine's load hits both; the ratio is taken per round and its median kept.
+// Each round also measures the baseline's POST /pause: the same request and
+// response schemas on bare Fastify with nothing behind them, to show how much
+// of a create Fastify itself costs and how much is the service's own.
 // --cpu-prof runs the service under the V8 profiler (slower: its figures are
 // not the result) and prints where the service spent its time.
 import { startHelloWorld } from './lib/baselines.js';
@@ -49,6 +52,12 @@ async function main(): Promise<void> {
     `service pid ${service.pid} on ${service.url} over ${database.description}; hello-world pid ${hello.pid}`,
   );
 
+  const createBody = JSON.stringify({
+    title: 'Deploy build 1234 to production?',
+    body: 'Tests passed; 3 files changed.',
+    expires_in: 3600,
+    metadata: { build: 1234 },
+  });
   const createRun = (title: string, seconds: number) =>
     measured([service.pid], () =>
       runLoad({
@@ -56,33 +65,43 @@ async function main(): Promise<void> {
         url: `${service.url}/v1/pause`,
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${account.testKey}` },
-        body: JSON.stringify({
-          title: 'Deploy build 1234 to production?',
-          body: 'Tests passed; 3 files changed.',
-          expires_in: 3600,
-          metadata: { build: 1234 },
-        }),
+        body: createBody,
         connections,
         duration: seconds,
       }),
     );
   const helloRun = (title: string, seconds: number) =>
     measured([hello.pid], () => runLoad({ title, url: `${hello.url}/`, connections, duration: seconds }));
+  const floorRun = (title: string, seconds: number) =>
+    measured([hello.pid], () =>
+      runLoad({
+        title,
+        url: `${hello.url}/pause`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: createBody,
+        connections,
+        duration: seconds,
+      }),
+    );
 
   console.log(`warm-up: ${warmup} s each, ${connections} connections`);
   await helloRun('warm-up hello', warmup);
+  await floorRun('warm-up floor', warmup);
   await createRun('warm-up create', warmup);
 
-  const results: Array<{ round: number; hello: Measured; create: Measured }> = [];
+  const results: Array<{ round: number; hello: Measured; floor: Measured; create: Measured }> = [];
   for (let round = 1; round <= rounds; round++) {
     console.log(`round ${round}/${rounds}: ${duration} s each, ${connections} connections`);
     const helloFigures = await helloRun(`hello-world round ${round}`, duration);
+    const floorFigures = await floorRun(`framework floor round ${round}`, duration);
     const createFigures = await createRun(`create-pause round ${round}`, duration);
-    results.push({ round, hello: helloFigures, create: createFigures });
+    results.push({ round, hello: helloFigures, floor: floorFigures, create: createFigures });
   }
 
-  const rows = results.flatMap(({ round, hello: h, create: c }) => [
+  const rows = results.flatMap(({ round, hello: h, floor: f, create: c }) => [
     [`hello-world GET / (round ${round})`, ...measuredCells(h)],
+    [`bare Fastify POST /pause (round ${round})`, ...measuredCells(f)],
     [`POST /v1/pause (round ${round})`, ...measuredCells(c)],
   ]);
   const ratios = results.map(({ hello: h, create: c }) => c.rps / h.rps);
@@ -98,11 +117,18 @@ async function main(): Promise<void> {
   console.log(`create-pause POST /v1/pause (median of ${rounds} rounds): ${summary((r) => r.create)}`);
   console.log(`ratio create / hello per round: ${ratios.map(pct).join(', ')}`);
   const cpuPerRequest = (m: Measured) => m.serverCpu / m.rps;
+  const medianCpu = (pick: (r: (typeof results)[number]) => Measured) =>
+    median(results.map((r) => cpuPerRequest(pick(r))));
   const costRatio = median(results.map(({ hello: h, create: c }) => cpuPerRequest(h) / cpuPerRequest(c)));
   console.log(
-    `server CPU per request: hello-world ${int(median(results.map((r) => cpuPerRequest(r.hello))) * 1e6)} µs, ` +
-      `create-pause ${int(median(results.map((r) => cpuPerRequest(r.create))) * 1e6)} µs; ` +
+    `server CPU per request: hello-world ${int(medianCpu((r) => r.hello) * 1e6)} µs, ` +
+      `bare Fastify POST /pause ${int(medianCpu((r) => r.floor) * 1e6)} µs, ` +
+      `create-pause ${int(medianCpu((r) => r.create) * 1e6)} µs; ` +
       `hello / create = ${pct(costRatio)} (what the ratio would be with both servers CPU-bound; less swayed by other load)`,
+  );
+  console.log(
+    `framework floor: bare Fastify POST /pause = ${pct(median(results.map((r) => r.floor.rps / r.hello.rps)))} of ` +
+      `hello-world req/s; create-pause = ${pct(median(results.map((r) => r.create.rps / r.floor.rps)))} of it`,
   );
   console.log(
     `RESULT A: create-pause = ${pct(ratio)} of hello-world req/s (target >= ${pct(TARGET_RATIO)}): ${verdict(ratio >= TARGET_RATIO)}`,

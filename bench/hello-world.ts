@@ -1,11 +1,42 @@
-// The baseline for bench/create-pause.ts: a bare Fastify 5 server with one
-// route, run as its own process (node --import tsx bench/hello-world.ts) on
-// PORT, logger off, the way the service runs with LOG_LEVEL=warn.
+// The baselines of bench/create-pause.ts: a bare Fastify 5 server, run as its
+// own process (node --import tsx bench/hello-world.ts) on PORT, logger off,
+// the way the service runs with LOG_LEVEL=warn. Two routes:
+// - GET / answers {hello: 'world'}: the baseline the issue names;
+// - POST /pause takes the create-pause body and answers a pause, both checked
+//   with the service's own schemas, and does nothing else (no key, no token,
+//   no database): what Fastify itself costs for a create request.
 import Fastify from 'fastify';
+import { CreatePause } from '../src/routes/pauses/create.js';
+import { PauseObject } from '../src/routes/pauses/schemas.js';
 
 const port = Number(process.env.PORT ?? 3001);
 const app = Fastify({ logger: false });
 app.get('/', async () => ({ hello: 'world' }));
+
+const PAUSE_ID = 'pause_01kmz3k7y4p8v2d6q9w0xr5tyh';
+app.post('/pause', { schema: { body: CreatePause, response: { 201: PauseObject } } }, async (request, reply) => {
+  const body = request.body as { title: string; body?: string; expires_in?: number; metadata?: object };
+  const now = new Date();
+  const createdAt = now.toISOString();
+  return reply.code(201).send({
+    id: PAUSE_ID,
+    object: 'pause',
+    mode: 'test',
+    status: 'pending',
+    title: body.title,
+    body: body.body ?? null,
+    options: ['approve', 'reject'],
+    allow_text: false,
+    expires_at: new Date(now.getTime() + (body.expires_in ?? 3600) * 1000).toISOString(),
+    timeout_default: null,
+    metadata: body.metadata ?? {},
+    response_url: `http://127.0.0.1:${port}/r/${PAUSE_ID}.Jm0eQ5cC3n9Yt2v8K1xwLr4ZbP6sHq7uTgAoDfEiWkM`,
+    response: null,
+    notifications: [],
+    created_at: createdAt,
+    updated_at: createdAt,
+  });
+});
 
 await app.listen({ port, host: '127.0.0.1' });
 

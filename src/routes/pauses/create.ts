@@ -19,7 +19,7 @@ import { consumeLivePause } from '../../store/usage.js';
 import { planNotifications } from './notify.js';
 import { PauseObject, type PauseObjectType, presentPause, responseUrl } from './schemas.js';
 
-const CreatePause = Type.Object(
+export const CreatePause = Type.Object(
   {
     title: Type.String({ minLength: 1, maxLength: 200 }),
     body: Type.Optional(Type.String({ maxLength: 10_000, description: 'Plain text details.' })),
