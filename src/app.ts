@@ -11,7 +11,7 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling } from './htt
 import { installInputSafety } from './http/input-safety.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
-import type { Logger } from './logger.js';
+import { type Logger, RequestLogger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { SafeClient } from './net/safe-client.js';
 import type { Mailer } from './notify/mailer.js';
@@ -67,6 +67,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const newRequestId = () => `req_${randomBytesPooled(12).toString('hex')}`;
   const app = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
+    // A route-level log level would need the real child at once.
+    childLoggerFactory: (logger, bindings, options) =>
+      options.level ? logger.child(bindings, options) : new RequestLogger(logger as Logger, bindings),
     genReqId: newRequestId,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
