@@ -17,7 +17,8 @@ export interface Store {
    * Runs `work` in a transaction. On SQLite, writes that arrive together
    * share one commit (group-commit.ts); on PostgreSQL each has its own, and
    * the server groups the flushes of concurrent commits itself. `work` must
-   * only use the database: on SQLite the writes grouped with it wait for it.
+   * only use the database: on SQLite the writes grouped with it wait for it,
+   * and it runs a second time (after a rollback) when one of them fails.
    */
   write<T>(work: Work<T>): Promise<T>;
   ping(): Promise<void>;

@@ -3,8 +3,9 @@ import { migrateToLatest, type Store } from '../../src/store/store.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { newSecretKey, openTestStore } from '../helpers/process.js';
 
-// store.write(): on SQLite, writes issued together share one commit, each in a
-// savepoint (src/store/group-commit.ts); on PostgreSQL each is a transaction.
+// store.write(): on SQLite, writes issued together share one commit, and a
+// group in which one fails runs again with each write in a savepoint
+// (src/store/group-commit.ts); on PostgreSQL each is a transaction.
 // Either way a caller sees its own write commit or fail, never another's.
 
 let database: TestDatabase;
@@ -75,4 +76,25 @@ it('answers a write only once it is committed', async () => {
     ),
   );
   expect(seenAtAnswer).toEqual([['dev_c1'], ['dev_c2'], ['dev_c3']]);
+});
+
+it('leaves nothing of a group that had to be run again but the writes of its second run', async () => {
+  // Each work draws a fresh id, as creates and events do: were the first run
+  // (the one with a failing write) not rolled back, its rows would remain too.
+  let drawn = 0;
+  const results = await Promise.allSettled(
+    ['a', 'b', 'c'].map((name) =>
+      store.write(async (trx) => {
+        const id = `dev_r${name}${++drawn}`;
+        await trx.insertInto('developers').values(developer(id)).execute();
+        if (name === 'b') throw new Error('refused');
+        return id;
+      }),
+    ),
+  );
+  const kept = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  expect(results[1]).toMatchObject({ status: 'rejected', reason: { message: 'refused' } });
+  expect(kept).toHaveLength(2);
+  const written = await observer.db.selectFrom('developers').select('id').where('id', 'like', 'dev_r%').execute();
+  expect(written.map((row) => row.id).sort()).toEqual([...kept].sort());
 });
