@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Mode } from '../domain/keys.js';
-import { compiledInsert } from './compiled-insert.js';
+import { prepared } from './prepared.js';
 import type { Database, PauseStatus, PausesTable } from './schema.js';
+import type { Store } from './store.js';
 
 // Reading pauses, and the insert of a new one. Every change of status is in
 // transitions.ts.
@@ -11,17 +12,25 @@ export interface Owner {
   mode: Mode;
 }
 
-export const getPause = (db: Kysely<Database>, id: string) =>
-  db.selectFrom('pauses').selectAll().where('id', '=', id).executeTakeFirst();
+const selectPause = prepared((db, input: { id: string }) =>
+  db.selectFrom('pauses').selectAll().where('id', '=', input.id),
+);
 
-export const getOwnedPause = (db: Kysely<Database>, owner: Owner, id: string) =>
+export const getPause = async (store: Store, id: string): Promise<PausesTable | undefined> =>
+  (await selectPause(store, { id }))[0];
+
+const selectOwnedPause = prepared((db, input: Owner & { id: string }) =>
   db
     .selectFrom('pauses')
     .selectAll()
-    .where('id', '=', id)
-    .where('developer_id', '=', owner.developerId)
-    .where('mode', '=', owner.mode)
-    .executeTakeFirst();
+    .where('id', '=', input.id)
+    .where('developer_id', '=', input.developerId)
+    .where('mode', '=', input.mode),
+);
+
+/** The pause, if it is this owner's (developer and mode). */
+export const getOwnedPause = async (store: Store, owner: Owner, id: string): Promise<PausesTable | undefined> =>
+  (await selectOwnedPause(store, { developerId: owner.developerId, mode: owner.mode, id }))[0];
 
 /** A page of the owner's pauses, newest first, optionally of one status. */
 export async function listPauses(
@@ -43,23 +52,25 @@ export async function listPauses(
   return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
 }
 
-/** A new pause: the hottest write of all, so its SQL is compiled once. */
-export const insertPause = compiledInsert('pauses', {
-  id: true,
-  developer_id: true,
-  mode: true,
-  status: true,
-  title: true,
-  body: true,
-  options: true,
-  allow_text: true,
-  expires_at: true,
-  timeout_default: true,
-  metadata: true,
-  notify: true,
-  response_choice: true,
-  response_text: true,
-  response_at: true,
-  created_at: true,
-  updated_at: true,
-});
+/** A new pause: the hottest write of all. */
+export const insertPause = prepared((db, row: PausesTable) =>
+  db.insertInto('pauses').values({
+    id: row.id,
+    developer_id: row.developer_id,
+    mode: row.mode,
+    status: row.status,
+    title: row.title,
+    body: row.body,
+    options: row.options,
+    allow_text: row.allow_text,
+    expires_at: row.expires_at,
+    timeout_default: row.timeout_default,
+    metadata: row.metadata,
+    notify: row.notify,
+    response_choice: row.response_choice,
+    response_text: row.response_text,
+    response_at: row.response_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }),
+);

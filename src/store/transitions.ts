@@ -1,10 +1,12 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { eventPayload } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
+import type { Mode } from '../domain/keys.js';
 import { PAUSE_CHANNEL } from '../signals.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
 import { announceQueued } from './outbox.js';
+import { prepared } from './prepared.js';
 import type { Database, EventsTable, EventType, PausesTable } from './schema.js';
 import type { Store } from './store.js';
 
@@ -65,47 +67,53 @@ async function announce(store: Store, trx: Kysely<Database>, pauseIds: string[])
   await sql`select pg_notify(${PAUSE_CHANNEL}, id) from unnest(${pauseIds}::text[]) as id`.execute(trx);
 }
 
+const markResponded = prepared((db, input: { pauseId: string; choice: string; text: string | null; now: string }) =>
+  db
+    .updateTable('pauses')
+    .set({
+      status: 'responded',
+      response_choice: input.choice,
+      response_text: input.text,
+      response_at: input.now,
+      updated_at: input.now,
+    })
+    .where('id', '=', input.pauseId)
+    .where('status', '=', PENDING)
+    .where('expires_at', '>', input.now)
+    .returningAll(),
+);
+
 /** A human's answer; loses to any earlier outcome and to expires_at. */
 export async function respondToPause(
   store: Store,
   input: { pauseId: string; choice: string; text: string | null; now: string },
 ): Promise<Transition | null> {
   return store.write(async (trx) => {
-    const pause = await trx
-      .updateTable('pauses')
-      .set({
-        status: 'responded',
-        response_choice: input.choice,
-        response_text: input.text,
-        response_at: input.now,
-        updated_at: input.now,
-      })
-      .where('id', '=', input.pauseId)
-      .where('status', '=', PENDING)
-      .where('expires_at', '>', input.now)
-      .returningAll()
-      .executeTakeFirst();
+    const [pause] = await markResponded(store, input, trx);
     if (!pause) return null;
     return { pause, queued: await recordEvents(store, trx, 'pause.responded', [pause], input.now) };
   });
 }
 
+const markCancelled = prepared((db, input: { pauseId: string; developerId: string; mode: Mode; now: string }) =>
+  db
+    .updateTable('pauses')
+    .set({ status: 'cancelled', updated_at: input.now })
+    .where('id', '=', input.pauseId)
+    .where('developer_id', '=', input.developerId)
+    .where('mode', '=', input.mode)
+    .where('status', '=', PENDING)
+    .where('expires_at', '>', input.now)
+    .returningAll(),
+);
+
 /** The developer's cancel; loses to any earlier outcome and to expires_at. */
 export async function cancelPause(
   store: Store,
-  input: { pauseId: string; developerId: string; mode: string; now: string },
+  input: { pauseId: string; developerId: string; mode: Mode; now: string },
 ): Promise<Transition | null> {
   return store.write(async (trx) => {
-    const pause = await trx
-      .updateTable('pauses')
-      .set({ status: 'cancelled', updated_at: input.now })
-      .where('id', '=', input.pauseId)
-      .where('developer_id', '=', input.developerId)
-      .where('mode', '=', input.mode as 'live' | 'test')
-      .where('status', '=', PENDING)
-      .where('expires_at', '>', input.now)
-      .returningAll()
-      .executeTakeFirst();
+    const [pause] = await markCancelled(store, input, trx);
     if (!pause) return null;
     return { pause, queued: await recordEvents(store, trx, 'pause.cancelled', [pause], input.now) };
   });

@@ -35,7 +35,7 @@ export const cancelPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
         signals.changed([cancelled.id], { queued: cancel.queued });
         return presentPause(app, cancelled, (await notificationsOf(store.db, [cancelled])).get(cancelled.id));
       }
-      const existing = await getOwnedPause(store.db, owner, request.params.id);
+      const existing = await getOwnedPause(store, owner, request.params.id);
       if (!existing) throw notFound('Pause');
       // Still stored as pending but past expires_at: its timeout is being recorded.
       const status = isOverdue(existing, isoTime(clock.now())) ? 'timed_out' : existing.status;

@@ -172,7 +172,7 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
       const created = presentPause(app, row, notifications, url);
       const write = async (db: Kysely<Database>) => {
         if (owner.mode === 'live') await chargeQuota(db, owner, now);
-        await insertPause(store, db, row);
+        await insertPause(store, row, db);
         if (notifications.length > 0) {
           await db.insertInto('notifications').values(notifications).execute();
           await announceQueued(store, db);

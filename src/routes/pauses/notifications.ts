@@ -34,7 +34,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const holder = keyHolderOf(request);
-      const pause = await getOwnedPause(store.db, holder, request.params.id);
+      const pause = await getOwnedPause(store, holder, request.params.id);
       if (!pause) throw notFound('Pause');
       const row = await store.db
         .selectFrom('notifications')

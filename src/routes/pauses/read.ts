@@ -41,7 +41,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const owner: Owner = { developerId: holder.developerId, mode: holder.mode };
       const deadline = Date.now() + (request.query.wait ?? 0) * 1000;
       for (;;) {
-        const row = await getOwnedPause(store.db, owner, request.params.id);
+        const row = await getOwnedPause(store, owner, request.params.id);
         if (!row) throw notFound('Pause');
         const remaining = deadline - Date.now();
         if (outcomeOf(row).status !== 'pending' || remaining <= 0 || signals.isClosed) {

@@ -26,7 +26,7 @@ const badToken = () => new ApiError('not_found', 'This response link is not vali
 /** The pause a token addresses; any token that is not genuine is a 404. */
 export async function pauseForToken(app: FastifyInstance, token: string): Promise<PausesTable> {
   const pauseId = verifyResponseToken(app.services.keys.respondToken, token);
-  const pause = pauseId ? await getPause(app.services.store.db, pauseId) : undefined;
+  const pause = pauseId ? await getPause(app.services.store, pauseId) : undefined;
   if (!pause) throw badToken();
   return pause;
 }
@@ -63,7 +63,7 @@ export async function submitAnswer(
     app.services.signals.changed([pause.id], { queued: responded.queued });
     return { choice: answer.choice, text, response_at: now };
   }
-  const current = await getPause(app.services.store.db, pause.id);
+  const current = await getPause(app.services.store, pause.id);
   if (current?.status === 'responded') throw new ApiError('already_responded', 'This pause has already been answered.');
   throw new ApiError('pause_closed', 'This pause has expired or was cancelled; it no longer takes answers.');
 }
