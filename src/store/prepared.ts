@@ -8,10 +8,10 @@ import type { Dialect, Store } from './store.js';
  * on every call, and for the hottest statements that costs more than the
  * database's own work (a pause insert: ~30 µs of ~40).
  *
- * `build` gets stand-ins for the inputs. Each must be used as one plain value
- * (compared, set or inserted), never as an identifier or a list; a stand-in
- * found in the SQL text is refused at the first compile. Values written
- * literally in `build` stay as they are.
+ * `build` gets stand-ins for the inputs: read each by name (`input.id`, never
+ * a spread) and use it as one plain value (compared, set or inserted), never
+ * as an identifier or a list. A stand-in found in the SQL text is refused at
+ * the first compile. Values written literally in `build` stay as they are.
  */
 export function prepared<Input extends object, Row>(
   build: (db: Kysely<Database>, input: Input) => Compilable<Row>,
