@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
 import { type IssuedSecret, issueApiKey, issueSessionToken, MODES, type Mode } from '../domain/keys.js';
 import { KEYS_CHANNEL } from '../signals.js';
+import { prepared } from './prepared.js';
 import type { Database, DevelopersTable } from './schema.js';
 import type { Store } from './store.js';
 
@@ -46,8 +47,13 @@ export async function createDeveloper(
 export const findDeveloperByEmail = (db: Kysely<Database>, email: string) =>
   db.selectFrom('developers').selectAll().where('email', '=', email).executeTakeFirst();
 
-export const getDeveloper = (db: Kysely<Database>, id: string): Promise<Developer | undefined> =>
-  db.selectFrom('developers').select(['id', 'email', 'plan', 'created_at']).where('id', '=', id).executeTakeFirst();
+const selectDeveloper = prepared((db, input: { id: string }) =>
+  db.selectFrom('developers').select(['id', 'email', 'plan', 'created_at']).where('id', '=', input.id),
+);
+
+/** A developer by id; `db` is the transaction to read in, if any (a live create reads the plan). */
+export const getDeveloper = async (store: Store, id: string, db?: Kysely<Database>): Promise<Developer | undefined> =>
+  (await selectDeveloper(store, { id }, db))[0];
 
 export const listKeys = (db: Kysely<Database>, developerId: string): Promise<KeySummary[]> =>
   db

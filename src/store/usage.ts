@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { billingPeriod } from '../domain/plans.js';
+import { prepared } from './prepared.js';
 import type { Database } from './schema.js';
+import type { Store } from './store.js';
 
 export interface Usage {
   period_start: string;
@@ -28,27 +30,43 @@ export async function readUsage(
   };
 }
 
+type Counter = { developerId: string; periodStart: string };
+
+const openCounter = prepared((db, input: Counter) =>
+  db
+    .insertInto('usage_counters')
+    .values({ developer_id: input.developerId, period_start: input.periodStart, live_pauses: 0 })
+    .onConflict((oc) => oc.columns(['developer_id', 'period_start']).doNothing()),
+);
+
+const incrementCounter = (db: Kysely<Database>, input: Counter) =>
+  db
+    .updateTable('usage_counters')
+    .set((eb) => ({ live_pauses: eb('live_pauses', '+', 1) }))
+    .where('developer_id', '=', input.developerId)
+    .where('period_start', '=', input.periodStart);
+
+const countLivePause = prepared((db, input: Counter) => incrementCounter(db, input).returning('live_pauses'));
+
+const countLivePauseUnder = prepared((db, input: Counter & { quota: number }) =>
+  incrementCounter(db, input).where('live_pauses', '<', input.quota).returning('live_pauses'),
+);
+
 /**
  * Counts one live pause against the quota, inside the creating transaction.
  * The conditional increment is the whole race-safety: concurrent creates
  * queue on the counter row and only those under the quota succeed.
  */
 export async function consumeLivePause(
+  store: Store,
   trx: Kysely<Database>,
   input: { developerId: string; quota: number | null; now: Date },
 ): Promise<boolean> {
-  const period = billingPeriod(input.now);
-  await trx
-    .insertInto('usage_counters')
-    .values({ developer_id: input.developerId, period_start: period.start, live_pauses: 0 })
-    .onConflict((oc) => oc.columns(['developer_id', 'period_start']).doNothing())
-    .execute();
-  let increment = trx
-    .updateTable('usage_counters')
-    .set((eb) => ({ live_pauses: eb('live_pauses', '+', 1) }))
-    .where('developer_id', '=', input.developerId)
-    .where('period_start', '=', period.start);
-  if (input.quota !== null) increment = increment.where('live_pauses', '<', input.quota);
-  const result = await increment.executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const counter = { developerId: input.developerId, periodStart: billingPeriod(input.now).start };
+  await openCounter(store, counter, trx);
+  const counted =
+    input.quota === null
+      ? await countLivePause(store, counter, trx)
+      : await countLivePauseUnder(store, { ...counter, quota: input.quota }, trx);
+  return counted.length === 1;
 }

@@ -36,7 +36,7 @@ export const meRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const principal = principalOf(request);
       const { store, config, clock } = app.services;
-      const developer = await getDeveloper(store.db, principal.developerId);
+      const developer = await getDeveloper(store, principal.developerId);
       if (!developer) throw new Error('authenticated developer has no row');
       const [usage, keys] = await Promise.all([
         readUsage(store.db, {

@@ -223,9 +223,9 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   async function chargeQuota(trx: Kysely<Database>, owner: Owner, now: Date) {
-    const developer = await getDeveloper(trx, owner.developerId);
+    const developer = await getDeveloper(store, owner.developerId, trx);
     const quota = quotaOf(config.planQuotas, developer?.plan ?? 'free');
-    if (await consumeLivePause(trx, { developerId: owner.developerId, quota, now })) return;
+    if (await consumeLivePause(store, trx, { developerId: owner.developerId, quota, now })) return;
     const resetsAt = billingPeriod(now).end;
     throw new ApiError(
       'quota_exceeded',
