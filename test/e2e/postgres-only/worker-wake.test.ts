@@ -9,9 +9,11 @@ import { killAllServices, newSecretKey, type ServiceProcess, spawnService } from
 // PostgreSQL the transaction that queues a delivery wakes the workers of
 // every instance (NOTIFY), so a ROLE=worker process starts a delivery queued
 // by a ROLE=api process within moments, not at its next look. Were it the
-// poll, each of five deliveries would wait 0–1000 ms, and all five under
-// 250 ms would happen about once in a thousand runs. (Only the PostgreSQL
-// run includes this folder; SQLite processes share no such channel.)
+// poll, each of eight deliveries would wait 0–1000 ms, and all eight under
+// 400 ms would happen less than once in a thousand runs (0.4^8). The bound
+// leaves room for a busy CI machine: 250 ms was once missed by 7 ms. (Only
+// the PostgreSQL run includes this folder; SQLite processes share no such
+// channel.)
 
 let database: TestDatabase;
 let receiver: HttpsReceiver;
@@ -42,13 +44,13 @@ it('starts a delivery queued by the API process at once on the worker process', 
     body: { url: `${receiver.url}/hook`, events: ['pause.cancelled'], secret: 'whsec_worker_wake_0123456789' },
   });
   expect(webhook.status).toBe(201);
-  for (let round = 1; round <= 5; round++) {
+  for (let round = 1; round <= 8; round++) {
     const pause = await createPause(url, account.test);
     await sleep(300 + Math.random() * 700); // lands anywhere in the worker's sleep
     const cancelledAt = Date.now();
     expect((await call(url, 'DELETE', `/v1/pause/${pause.id}`, { token: account.test })).status).toBe(200);
     await receiver.waitForRequests(round, 3000);
-    expect(Date.now() - cancelledAt).toBeLessThan(250);
+    expect(Date.now() - cancelledAt).toBeLessThan(400);
   }
   expect(errorsLogged(api)).toEqual([]);
   expect(errorsLogged(worker)).toEqual([]);
