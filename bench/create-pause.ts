@@ -58,32 +58,23 @@ async function main(): Promise<void> {
     expires_in: 3600,
     metadata: { build: 1234 },
   });
-  const createRun = (title: string, seconds: number) =>
-    measured([service.pid], () =>
+  /** POST `createBody` to `url` for `seconds`, measuring the server `pid`. */
+  const postPause = (pid: number, url: string, headers: Record<string, string>) => (title: string, seconds: number) =>
+    measured([pid], () =>
       runLoad({
         title,
-        url: `${service.url}/v1/pause`,
+        url,
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${account.testKey}` },
+        headers: { 'content-type': 'application/json', ...headers },
         body: createBody,
         connections,
         duration: seconds,
       }),
     );
+  const createRun = postPause(service.pid, `${service.url}/v1/pause`, { authorization: `Bearer ${account.testKey}` });
+  const floorRun = postPause(hello.pid, `${hello.url}/pause`, {});
   const helloRun = (title: string, seconds: number) =>
     measured([hello.pid], () => runLoad({ title, url: `${hello.url}/`, connections, duration: seconds }));
-  const floorRun = (title: string, seconds: number) =>
-    measured([hello.pid], () =>
-      runLoad({
-        title,
-        url: `${hello.url}/pause`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: createBody,
-        connections,
-        duration: seconds,
-      }),
-    );
 
   console.log(`warm-up: ${warmup} s each, ${connections} connections`);
   await helloRun('warm-up hello', warmup);
