@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from './config.js';
 import { deriveKey } from './domain/crypto.js';
@@ -22,9 +22,14 @@ export function deriveServiceKeys(masterSecret: string): ServiceKeys {
   };
 }
 
+/** The shortest master secret accepted, from SECRET_KEY or the secret file. */
+export const MIN_SECRET_LENGTH = 32;
+
 /**
  * SECRET_KEY, or on SQLite a secret generated once into the data folder
- * (created with mode 0600, reused on every later start).
+ * (mode 0600, reused on every later start). A secret file shorter than
+ * MIN_SECRET_LENGTH stops the start: running with it would let anyone forge
+ * response links.
  */
 export function resolveMasterSecret(config: Config, warn: (message: string) => void): string {
   if (config.secretKey) return config.secretKey;
@@ -34,13 +39,75 @@ export function resolveMasterSecret(config: Config, warn: (message: string) => v
     return randomBytes(32).toString('hex');
   }
   const file = join(dirname(config.database.path), 'secret.key');
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const secret = randomBytes(32).toString('hex');
-  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  const existing = readSecretFile(file);
+  if (existing !== undefined) return existing;
+  const secret = createSecretFile(file, randomBytes(32).toString('hex'));
   warn(`SECRET_KEY is not set; generated one into ${file}. Keep that file, or set SECRET_KEY.`);
   return secret;
+}
+
+/** The secret in `file`, undefined when there is no such file. */
+function readSecretFile(file: string): string | undefined {
+  let secret: string;
+  try {
+    secret = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new Error(
+      `${file} holds a secret shorter than ${MIN_SECRET_LENGTH} characters (${secret.length}); it was probably ` +
+        'cut short when it was written (a full disk?). If nothing depends on it yet (no response links sent, ' +
+        'no webhooks registered), delete it and start again to generate a new one; otherwise restore it from ' +
+        `a backup. Or set SECRET_KEY to a secret of at least ${MIN_SECRET_LENGTH} characters.`,
+    );
+  }
+  return secret;
+}
+
+/**
+ * Writes `secret` as `file` whole or not at all: into a temporary file in the
+ * same folder, synced, then linked into place and the folder synced. Linking
+ * never replaces a file, so when another process starting at the same moment
+ * got there first, its secret is the one kept and returned.
+ */
+export function createSecretFile(file: string, secret: string): string {
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    const descriptor = openSync(temporary, 'wx', 0o600);
+    try {
+      writeFileSync(descriptor, `${secret}\n`);
+      fsyncSync(descriptor);
+    } finally {
+      closeSync(descriptor);
+    }
+    try {
+      linkSync(temporary, file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') {
+        const kept = readSecretFile(file);
+        if (kept !== undefined) return kept;
+      }
+      // A file system without hard links: rename, which is as atomic but
+      // would replace a secret written at the same moment.
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
+      renameSync(temporary, file);
+    }
+    rmSync(temporary, { force: true });
+    syncFolder(dirname(file));
+    return secret;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+}
+
+function syncFolder(folder: string): void {
+  const descriptor = openSync(folder, 'r');
+  try {
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
 }

@@ -5,11 +5,48 @@ import type Stripe from 'stripe';
 
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
+/** What a `Payment-Signature` header says: one timestamp and the v1 signatures over it. */
+export interface PaymentSignature {
+  /** Unix seconds. */
+  timestamp: number;
+  signatures: string[];
+}
+
+const SIGNATURE_ITEM = /^([a-z][a-z0-9]*)=(.+)$/;
+const TIMESTAMP = /^\d{1,12}$/;
+const HEX_SHA256 = /^[0-9a-f]{64}$/;
+
 /**
- * Verifies `Payment-Signature: t=<unix>,v1=<hex>[,v1=…]` over the raw body with
- * the provider's own library (HMAC-SHA256 of "t.body", constant-time, any v1
- * may match, at most 300 s old). The library accepts any future timestamp; a
- * signature dated more than the tolerance ahead is refused here as well.
+ * Reads `t=<unix>,v1=<hex>[,v1=…]` strictly, the one place it is read: every
+ * item is name=value without spaces, `t` appears exactly once, and there is
+ * at least one `v1`. Other schemes (the provider's `v0`) are ignored. Null
+ * for anything else, so no check can read a different timestamp than another.
+ */
+export function parsePaymentSignature(header: string): PaymentSignature | null {
+  let timestamp: number | undefined;
+  const signatures: string[] = [];
+  for (const item of header.split(',')) {
+    const match = SIGNATURE_ITEM.exec(item);
+    if (!match) return null;
+    const [, name, value] = match as unknown as [string, string, string];
+    if (name === 't') {
+      if (timestamp !== undefined || !TIMESTAMP.test(value)) return null;
+      timestamp = Number(value);
+    } else if (name === 'v1') {
+      if (!HEX_SHA256.test(value)) return null;
+      signatures.push(value);
+    }
+  }
+  if (timestamp === undefined || signatures.length === 0) return null;
+  return { timestamp, signatures };
+}
+
+/**
+ * Verifies `Payment-Signature` over the raw body: HMAC-SHA256 of "t.body",
+ * any v1 may match, at most 300 s old and at most 300 s ahead. The header is
+ * parsed here once; the provider's own library then checks the signature
+ * (constant-time) against a header rebuilt from what was parsed, so it judges
+ * the same timestamp as the check for the future it does not make itself.
  */
 export async function verifyPaymentSignature(
   rawBody: Buffer,
@@ -17,16 +54,19 @@ export async function verifyPaymentSignature(
   secret: string,
   nowMs: number,
 ): Promise<boolean> {
+  const parsed = parsePaymentSignature(header);
+  if (!parsed) return false;
+  // Whole seconds, as the library counts the age of a signature.
+  if (parsed.timestamp - Math.floor(nowMs / 1000) > SIGNATURE_TOLERANCE_SECONDS) return false;
   const scheme = (await paymentLibrary()).webhooks.signature;
   if (!scheme) throw new Error('the payment library has no signature verifier');
+  const canonical = [`t=${parsed.timestamp}`, ...parsed.signatures.map((signature) => `v1=${signature}`)].join(',');
   try {
-    scheme.verifyHeader(rawBody, header, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, nowMs);
+    scheme.verifyHeader(rawBody, canonical, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, nowMs);
   } catch {
     return false;
   }
-  const timestamp = Number(/(?:^|,)\s*t=(\d+)/.exec(header)?.[1]);
-  // Whole seconds, as the library counts the age of a signature.
-  return Number.isFinite(timestamp) && timestamp - Math.floor(nowMs / 1000) <= SIGNATURE_TOLERANCE_SECONDS;
+  return true;
 }
 
 // The library is large and only the billing webhook needs it: load it then.

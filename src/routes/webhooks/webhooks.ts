@@ -7,6 +7,7 @@ import { ApiError, notFound } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { checkWebhookUrl } from '../../net/address-policy.js';
+import { insertWebhookUnderCap } from '../../store/webhooks.js';
 import { EVENT_TYPES, presentWebhook, WebhookIdParams, WebhookObject } from './schemas.js';
 
 export const MAX_WEBHOOKS = 20;
@@ -63,14 +64,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const checked = await checkWebhookUrl(url, { allowedNetworks: config.webhookAllowedNetworks });
       if (!checked.ok) throw new ApiError('invalid_webhook_url', checked.reason);
 
-      const owner = store.db
-        .selectFrom('webhooks')
-        .where('developer_id', '=', holder.developerId)
-        .where('mode', '=', holder.mode);
-      const { count } = await owner.select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
-      if (Number(count) >= MAX_WEBHOOKS) {
-        throw new ApiError('invalid_request', `A ${holder.mode} account has at most ${MAX_WEBHOOKS} webhooks.`);
-      }
       const row = {
         id: newId('wh'),
         developer_id: holder.developerId,
@@ -80,7 +73,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         secret_sealed: seal(keys.atRest, secret),
         created_at: isoTime(clock.now()),
       };
-      await store.db.insertInto('webhooks').values(row).execute();
+      if (!(await insertWebhookUnderCap(store, row, MAX_WEBHOOKS))) {
+        throw new ApiError('invalid_request', `A ${holder.mode} account has at most ${MAX_WEBHOOKS} webhooks.`);
+      }
       return reply.code(201).send(presentWebhook(row));
     },
   );

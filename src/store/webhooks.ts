@@ -1,0 +1,43 @@
+import type { Transaction } from 'kysely';
+import type { Mode } from '../domain/keys.js';
+import type { Database, WebhooksTable } from './schema.js';
+import type { Store } from './store.js';
+
+// The webhooks a developer registers, and the cap on how many each mode holds.
+
+/**
+ * Inserts `webhook` unless its owner already holds `cap` webhooks in its
+ * mode; false when the cap is reached. The count and the insert share one
+ * transaction in which the owner's registrations are serialised, so a burst
+ * of concurrent registrations cannot all read the same count: on PostgreSQL
+ * the developer's row is locked first, on SQLite the one connection runs one
+ * write transaction at a time already.
+ */
+export function insertWebhookUnderCap(store: Store, webhook: WebhooksTable, cap: number): Promise<boolean> {
+  return store.write(async (trx) => {
+    await lockOwner(store, trx, webhook.developer_id);
+    if ((await countWebhooks(trx, webhook.developer_id, webhook.mode)) >= cap) return false;
+    await trx.insertInto('webhooks').values(webhook).execute();
+    return true;
+  });
+}
+
+/**
+ * Until the transaction ends. NO KEY UPDATE, not UPDATE: it queues the
+ * owner's other registrations but not inserts elsewhere that only reference
+ * the row (a pause's foreign key takes KEY SHARE).
+ */
+async function lockOwner(store: Store, trx: Transaction<Database>, developerId: string): Promise<void> {
+  if (store.dialect !== 'postgres') return;
+  await trx.selectFrom('developers').select('id').where('id', '=', developerId).forNoKeyUpdate().execute();
+}
+
+async function countWebhooks(trx: Transaction<Database>, developerId: string, mode: Mode): Promise<number> {
+  const { count } = await trx
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('developer_id', '=', developerId)
+    .where('mode', '=', mode)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
