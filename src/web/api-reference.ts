@@ -37,7 +37,13 @@ function adaptBundle(source: string): string {
 let bundle: Promise<Buffer> | undefined;
 /** Read on first use: most processes never serve the page. */
 function redocBundle(): Promise<Buffer> {
-  bundle ??= readFile(BUNDLE_PATH, 'utf8').then((source) => Buffer.from(adaptBundle(source)));
+  bundle ??= readFile(BUNDLE_PATH, 'utf8').then(
+    (source) => Buffer.from(adaptBundle(source)),
+    (error) => {
+      bundle = undefined; // tried again on the next request
+      throw error;
+    },
+  );
   return bundle;
 }
 
