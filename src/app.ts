@@ -1,5 +1,3 @@
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
@@ -34,6 +32,7 @@ import { webhookRoutes } from './routes/webhooks/webhooks.js';
 import type { ServiceKeys } from './secrets.js';
 import type { PauseSignals } from './signals.js';
 import type { Store } from './store/store.js';
+import { installApiReference } from './web/api-reference.js';
 import { responsePage } from './web/routes.js';
 
 /** What the HTTP layer needs from the rest of the process. */
@@ -112,21 +111,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     if (services.signals.isClosed) reply.header('connection', 'close');
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'pausepoint API',
-        version: '1',
-        description:
-          'Pause a program until a human answers. Every /v1 endpoint but six needs Authorization: Bearer <API key>.',
-      },
-      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } } },
-      security: [{ apiKey: [] }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await installApiReference(app);
 
   installMetrics(app);
   await app.register(healthRoute);

@@ -282,20 +282,13 @@ describe('platform', () => {
       expect(Object.keys(paths).some((path) => path.startsWith('/docs'))).toBe(false);
     });
 
-    it('serves the reference page at /docs/', async () => {
-      const page = await call(service.url, 'GET', '/docs/');
+    it('serves the reference page at /docs, rendering /openapi.json', async () => {
+      const page = await call(service.url, 'GET', '/docs');
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       expect(page.text).toMatch(/<html/i);
-      expect(page.text).toContain('swagger-ui');
-      const css = await call(service.url, 'GET', '/docs/static/swagger-ui.css');
-      expect(css.status).toBe(200);
-      expect(css.headers.get('content-type')).toMatch(/^text\/css/);
-      // The page loads the same document.
-      const pageDocument = await call(service.url, 'GET', '/docs/json');
-      const document = await call(service.url, 'GET', '/openapi.json');
-      expect(pageDocument.status).toBe(200);
-      expect(Object.keys(pageDocument.body.paths)).toEqual(Object.keys(document.body.paths));
+      expect(page.text).toContain('data-spec-url="/openapi.json"');
+      // The page in Chromium: test/e2e/api-reference.test.ts.
     });
   });
 

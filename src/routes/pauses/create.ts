@@ -76,7 +76,7 @@ function resolveExpiry(body: CreatePauseBody, now: Date): string {
 function buildRow(owner: Owner, body: CreatePauseBody, now: Date): PausesTable {
   const options = body.options ?? DEFAULT_OPTIONS;
   if (body.timeout_default !== undefined && !options.includes(body.timeout_default)) {
-    throw invalid('timeout_default', 'must be one of options');
+    throw invalid('timeout_default', 'must be one of the options');
   }
   const metadata = JSON.stringify(body.metadata ?? {});
   if (Buffer.byteLength(metadata) > MAX_METADATA_BYTES) throw invalid('metadata', 'must be at most 16 KiB as JSON');
