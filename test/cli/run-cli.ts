@@ -38,7 +38,10 @@ export interface RunningCli {
   child: ChildProcess;
   readonly stdout: string;
   readonly stderr: string;
-  /** Resolves with the first match of `pattern` in stdout or stderr (as they grow); 45 s by default, as a process start under tsx takes seconds on a busy machine. */
+  /**
+   * Resolves with the first match of `pattern` in stdout or stderr (as they
+   * grow); within 45 s by default, as a start under tsx is slow on a busy machine.
+   */
   waitFor(pattern: RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<RegExpMatchArray>;
   exited: Promise<CliResult>;
 }
