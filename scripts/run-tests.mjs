@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The project's test command: the whole suite on SQLite, then again on
-// PostgreSQL when TEST_POSTGRES_URL is set, and one closing line that counts both.
+// PostgreSQL when TEST_POSTGRES_URL is set, and a closing line that counts
+// both, `N passed, N failed`. CI reads that line. When the run fails, one more
+// line after it says why: `failed: <reason>; <reason>`.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -14,33 +16,69 @@ else console.log('TEST_POSTGRES_URL is not set: running the suite on SQLite only
 const reports = mkdtempSync(join(tmpdir(), 'pausepoint-reports-'));
 let passed = 0;
 let failed = 0;
-let ok = true;
-for (const engine of engines) {
-  console.log(`\n=== pausepoint tests on ${engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'} ===\n`);
-  const report = join(reports, `${engine}.json`);
-  // Tests of PostgreSQL-only behaviour live in postgres-only/ folders.
-  const exclude = engine === 'sqlite' ? ['--exclude', '**/postgres-only/**'] : [];
-  const run = spawnSync(
-    'npx',
-    ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...exclude, ...extraArgs],
-    { stdio: 'inherit', env: { ...process.env, TEST_DB: engine } },
-  );
-  if (run.status !== 0) ok = false;
-  try {
-    const results = JSON.parse(readFileSync(report, 'utf8'));
+const reasons = [];
+try {
+  for (const engine of engines) {
+    console.log(`\n=== pausepoint tests on ${engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'} ===\n`);
+    const report = join(reports, `${engine}.json`);
+    // Tests of PostgreSQL-only behaviour live in postgres-only/ folders.
+    const exclude = engine === 'sqlite' ? ['--exclude', '**/postgres-only/**'] : [];
+    const run = spawnSync(
+      'npx',
+      [
+        'vitest',
+        'run',
+        '--reporter=default',
+        '--reporter=json',
+        `--outputFile.json=${report}`,
+        ...exclude,
+        ...extraArgs,
+      ],
+      { stdio: 'inherit', env: { ...process.env, TEST_DB: engine } },
+    );
+    const results = readReport(report);
+    if (!results) {
+      console.log(`${engine}: no test report (the run did not finish)`);
+      reasons.push(`${engine}: no test report (${howItEnded(run)}; see above)`);
+      continue;
+    }
     passed += results.numPassedTests;
     failed += results.numFailedTests;
-    if (results.numTotalTests === 0) ok = false;
-    // A skipped test is a promise not kept: the suite has none.
-    if (results.numPendingTests > 0 || results.numTodoTests > 0) {
-      console.log(`${engine}: ${results.numPendingTests + results.numTodoTests} tests were skipped; none may be`);
-      ok = false;
-    }
     console.log(`${engine}: ${results.numPassedTests} passed, ${results.numFailedTests} failed`);
-  } catch {
-    ok = false;
-    console.log(`${engine}: no test report (the run did not finish)`);
+    reasons.push(...failuresOf(engine, run, results));
   }
+} finally {
+  rmSync(reports, { recursive: true, force: true });
 }
 console.log(`\n${passed} passed, ${failed} failed`);
-process.exit(ok && failed === 0 ? 0 : 1);
+if (reasons.length > 0) console.log(`failed: ${reasons.join('; ')}`);
+process.exit(reasons.length === 0 ? 0 : 1);
+
+function readReport(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why one engine's run failed, if it did: each reason a short phrase. */
+function failuresOf(engine, run, results) {
+  const reasons = [];
+  const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (results.numFailedTests > 0) reasons.push(`${engine}: ${plural(results.numFailedTests, 'test')} failed`);
+  if (results.numTotalTests === 0) reasons.push(`${engine}: no tests ran`);
+  // A skipped test is a promise not kept: the suite has none.
+  const skipped = results.numPendingTests + results.numTodoTests;
+  if (skipped > 0) reasons.push(`${engine}: ${plural(skipped, 'test')} skipped; none may be`);
+  if (run.status !== 0 && reasons.length === 0) {
+    reasons.push(`${engine} vitest ${howItEnded(run)} with no failed test (an error outside the tests; see above)`);
+  }
+  return reasons;
+}
+
+function howItEnded(run) {
+  if (run.error) return `could not start (${run.error.message})`;
+  if (run.signal) return `was killed by ${run.signal}`;
+  return `exited ${run.status}`;
+}

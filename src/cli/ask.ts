@@ -28,7 +28,8 @@ export const ASK_HELP = `Usage: pausepoint ask QUESTION [flags]
 
 Asks a person, waits for the answer, prints it and exits with it:
   0 the first option was chosen (or was the timeout default), 1 any other
-  option or a cancel, 2 timed out with no default, 3 an error.
+  option or a cancel, 2 timed out with no default, 3 an error,
+  130 interrupted (Ctrl-C): the pause is cancelled.
   pausepoint ask "Deploy v2 to prod?" --timeout 30m --default reject && ./deploy.sh
 
 Flags:
@@ -75,7 +76,15 @@ export async function askCommand(args: string[]): Promise<number> {
     const client = clientFrom(values);
 
     return await withInterrupt(async (signal) => {
-      const pause = await client.pauses.create(params, { idempotencyKey: values['idempotency-key'], signal });
+      let pause: Pause;
+      try {
+        pause = await client.pauses.create(params, { idempotencyKey: values['idempotency-key'], signal });
+      } catch (error) {
+        if (!signal.aborted) throw error;
+        // No id to cancel: the service may or may not have created it.
+        err('Interrupted before the service answered; any pause it created is still pending.');
+        return EXIT.interrupted;
+      }
       if (values['no-wait']) {
         if (json) printJson(pause);
         else out(`${pause.id}\n${pause.response_url}`);

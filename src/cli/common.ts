@@ -28,11 +28,32 @@ export const GLOBAL_HELP = `Global flags:
 
 /** node:util parseArgs with the global flags added; mistakes become UsageErrors. */
 export function parse<T extends Options>(args: string[], options: T) {
+  const all = { ...GLOBAL_OPTIONS, ...options };
   try {
-    return parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...options }, allowPositionals: true, strict: true });
+    return parseArgs({ args, options: all, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    const [nodeMessage = ''] = (error as Error).message.split('\n');
+    throw new UsageError(flagMistake(args, all) ?? nodeMessage);
   }
+}
+
+/**
+ * The first mistake in the flags, said plainly (Node's own messages quote
+ * unevenly and suggest `--` tricks). Undefined when none is recognised.
+ */
+function flagMistake(args: string[], options: Options): string | undefined {
+  const { tokens } = parseArgs({ args, options, allowPositionals: true, strict: false, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const option = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
+    if (!option) return `unknown option ${token.rawName}`;
+    if (option.type === 'boolean' && token.inlineValue) return `${token.rawName} takes no value`;
+    if (option.type === 'string' && token.value === undefined) return `${token.rawName} needs a value`;
+    if (option.type === 'string' && !token.inlineValue && token.value?.startsWith('-')) {
+      return `${token.rawName} needs a value; to give one that starts with "-", write --${token.name}=${token.value}`;
+    }
+  }
+  return undefined;
 }
 
 export interface GlobalValues {

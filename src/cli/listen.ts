@@ -3,9 +3,11 @@
 // Receives this key's events from the service (GET /v1/events, long-polled)
 // and re-sends each to a local URL exactly as a webhook delivery would come:
 // the same JSON body, byte for byte, signed with a secret in
-// X-Service-Signature, with X-Service-Event and X-Service-Delivery. So a
+// X-Service-Signature, with X-Service-Event and X-Service-Delivery (a new
+// dlv_ id per forward, as each of the service's deliveries has its own). So a
 // webhook receiver can be developed without a public https:// URL.
 import { PausepointError, signWebhookPayload, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@pausepoint/sdk';
+import { newId } from '../domain/ids.js';
 import {
   CLI_VERSION,
   clientFrom,
@@ -31,7 +33,7 @@ so you can develop a webhook receiver on your machine. Runs until Ctrl-C.
 Flags:
   --forward-to URL     where to POST the events (http:// is fine)
   --secret SECRET      sign with this (default: $PAUSEPOINT_WEBHOOK_SECRET, else a
-                       random one, printed at start)
+                       random one, printed at start; a secret you give is not printed)
   --event TYPE         forward only this type; repeatable (${WEBHOOK_EVENT_TYPES.join(', ')})
   --since WHEN         replay events since WHEN first: an ISO time, or a duration ago (10m)
 
@@ -76,8 +78,12 @@ export async function listenCommand(args: string[]): Promise<number> {
       }
     }
     const since = values.since === undefined ? undefined : parseSince(values.since);
-    const given = values.secret ?? process.env.PAUSEPOINT_WEBHOOK_SECRET;
-    const secret = given || newWebhookSecret();
+    const given = values.secret
+      ? { secret: values.secret, from: 'given by --secret' }
+      : process.env.PAUSEPOINT_WEBHOOK_SECRET
+        ? { secret: process.env.PAUSEPOINT_WEBHOOK_SECRET, from: 'in PAUSEPOINT_WEBHOOK_SECRET' }
+        : undefined;
+    const secret = given?.secret ?? newWebhookSecret();
     const client = clientFrom(values);
     const emit = (record: Record<string, unknown>) => out(JSON.stringify(record));
 
@@ -87,10 +93,12 @@ export async function listenCommand(args: string[]): Promise<number> {
         signal,
         onReady: (from) => {
           if (json) {
+            // Only a generated secret is printed: the receiver needs it, and
+            // nobody else knows it. One the user gave stays out of logs.
             emit({
               type: 'ready',
               forward_to: target.href,
-              secret,
+              ...(given ? {} : { secret }),
               secret_generated: !given,
               since: from.toISOString(),
             });
@@ -98,7 +106,9 @@ export async function listenCommand(args: string[]): Promise<number> {
           }
           out(`Listening for ${modeOfKey(values)} events on ${client.baseUrl}, forwarding to ${target.href}`);
           out(
-            `Signing with secret: ${secret}${given ? '' : ' (generated; set PAUSEPOINT_WEBHOOK_SECRET to keep one)'}`,
+            given
+              ? `Signing with the secret ${given.from}`
+              : `Signing with secret: ${secret} (generated; set PAUSEPOINT_WEBHOOK_SECRET to keep one)`,
           );
           out('Ctrl-C stops.');
         },
@@ -111,7 +121,16 @@ export async function listenCommand(args: string[]): Promise<number> {
         if (types.length > 0 && !types.includes(event.type)) continue;
         const result = await forward(target, event, secret);
         if (json) {
-          emit({ type: 'forwarded', event_id: event.id, event: event.type, pause_id: event.pause_id, ...result });
+          emit({
+            type: 'forwarded',
+            event_id: event.id,
+            event: event.type,
+            pause_id: event.pause_id,
+            delivery_id: result.deliveryId,
+            ok: result.ok,
+            status: result.status,
+            ...(result.error === undefined ? {} : { error: result.error }),
+          });
         } else {
           const outcome = result.ok ? `${result.status}` : `failed: ${result.error ?? `HTTP ${result.status}`}`;
           out(`${event.created_at}  ${event.type.padEnd(15)}  ${event.pause_id}  -> ${outcome}`);
@@ -135,6 +154,7 @@ function parseSince(text: string): Date {
 }
 
 interface Forwarded {
+  deliveryId: string;
   ok: boolean;
   status: number | null;
   error?: string;
@@ -147,6 +167,7 @@ async function forward(
 ): Promise<Forwarded> {
   // The exact bytes the service would have delivered (JSON.stringify of the stored envelope).
   const body = JSON.stringify(event.payload);
+  const deliveryId = newId('dlv');
   try {
     const response = await fetch(target, {
       method: 'POST',
@@ -155,20 +176,20 @@ async function forward(
         'user-agent': `pausepoint-cli-listen/${CLI_VERSION}`,
         'x-service-signature': await signWebhookPayload(body, secret),
         'x-service-event': event.type,
-        'x-service-delivery': event.id,
+        'x-service-delivery': deliveryId,
       },
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
     });
     await response.arrayBuffer().catch(() => undefined);
-    return { ok: response.status >= 200 && response.status < 300, status: response.status };
+    return { deliveryId, ok: response.status >= 200 && response.status < 300, status: response.status };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
     const reason =
       error instanceof PausepointError
         ? describeError(error)
         : (cause?.code ?? (error as Error).message ?? String(error));
-    return { ok: false, status: null, error: reason };
+    return { deliveryId, ok: false, status: null, error: reason };
   }
 }

@@ -124,7 +124,7 @@ describe('exit codes', () => {
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/invalid_request, HTTP 400/);
     expect(badFlag.code).toBe(3);
-    expect(badFlag.stderr).toMatch(/Unknown option '--frobnicate'[\s\S]*Usage: pausepoint ask/);
+    expect(badFlag.stderr).toMatch(/^pausepoint: unknown option --frobnicate\n\nUsage: pausepoint ask/);
     expect(badDefault.code).toBe(3);
     expect(badDefault.stderr).toMatch(/--default must be one of the options \(approve, reject\)/);
     expect(badTimeout.code).toBe(3);

@@ -93,7 +93,8 @@ describe('listen', () => {
     expect(delivery!.headers['content-type']).toBe('application/json');
     expect(delivery!.headers['x-service-signature']).toBe(sign(delivery!.body, ready.secret));
     expect(delivery!.headers['x-service-event']).toBe('pause.responded');
-    expect(delivery!.headers['x-service-delivery']).toBe(event!.id);
+    // As the service's own deliveries: a dlv_ id, not the event's.
+    expect(delivery!.headers['x-service-delivery']).toMatch(/^dlv_[0-9a-z]{26}$/);
     expect(JSON.parse(delivery!.body)).toMatchObject({
       event: 'pause.responded',
       pause_id: pause.id,
@@ -107,6 +108,7 @@ describe('listen', () => {
       event_id: event!.id,
       event: 'pause.responded',
       pause_id: pause.id,
+      delivery_id: delivery!.headers['x-service-delivery'],
       ok: true,
       status: 204,
     });
@@ -119,7 +121,9 @@ describe('listen', () => {
       PAUSEPOINT_WEBHOOK_SECRET: secret,
     });
     await cli.waitFor(/Ctrl-C stops/, 'stdout');
-    expect(cli.stdout).toContain(`Signing with secret: ${secret}\n`);
+    // A secret it was given is the user's: never echoed.
+    expect(cli.stdout).toContain('Signing with the secret in PAUSEPOINT_WEBHOOK_SECRET\n');
+    expect(cli.stdout).not.toContain(secret);
     expect(cli.stdout).toMatch(/Listening for test events on http:\/\/127\.0\.0\.1:\d+, forwarding to http/);
 
     answerWith = 500;
@@ -152,10 +156,28 @@ describe('listen', () => {
     await call(service.url, 'DELETE', `/v1/pause/${after.id}`, { token: dev.test });
     await cli.waitFor(new RegExp(`${after.id}\\s+-> 204`), 'stdout');
     expect(received.map((request) => JSON.parse(request.body).pause_id)).toEqual([before.id, after.id]);
+    const deliveryIds = received.map((request) => request.headers['x-service-delivery']);
+    expect(new Set(deliveryIds).size).toBe(2);
+    expect(cli.stdout).toContain('Signing with the secret given by --secret\n');
+    expect(cli.stdout).not.toContain('whsec_0123456789abcdef');
 
     cli.child.kill('SIGINT');
     const result = await cli.exited;
     expect(result.code).toBe(0);
+  });
+
+  it('with --json, names a given secret nowhere in its output', async () => {
+    const dev = await registerAccount(service.url);
+    const secret = 'whsec_given_on_the_command_line';
+    const cli = listen(dev, ['--forward-to', `${receiverUrl}/quiet`, '--json', '--secret', secret]);
+    const [readyLine] = await cli.waitFor(/^\{"type":"ready".*\}$/m, 'stdout');
+    expect(JSON.parse(readyLine!)).toEqual({
+      type: 'ready',
+      forward_to: `${receiverUrl}/quiet`,
+      secret_generated: false,
+      since: expect.any(String),
+    });
+    expect(cli.stdout).not.toContain(secret);
   });
 
   it('refuses bad usage and a bad key', async () => {

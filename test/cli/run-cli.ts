@@ -38,7 +38,10 @@ export interface RunningCli {
   child: ChildProcess;
   readonly stdout: string;
   readonly stderr: string;
-  /** Resolves with the first match of `pattern` in stdout or stderr (as they grow). */
+  /**
+   * Resolves with the first match of `pattern` in stdout or stderr (as they
+   * grow); within 45 s by default, as a start under tsx is slow on a busy machine.
+   */
   waitFor(pattern: RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<RegExpMatchArray>;
   exited: Promise<CliResult>;
 }
@@ -93,7 +96,7 @@ export function startProcess(
       return output.stderr;
     },
     exited,
-    waitFor(pattern, stream, timeoutMs = 15_000) {
+    waitFor(pattern, stream, timeoutMs = 45_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const text = stream ? output[stream] : `${output.stdout}\n${output.stderr}`;
