@@ -12,6 +12,7 @@ import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 import { getDeveloper } from '../../store/accounts.js';
 import { isUniqueViolation } from '../../store/errors.js';
+import { findIdempotencyRecord, recordIdempotentResponse } from '../../store/idempotency.js';
 import { announceQueued } from '../../store/outbox.js';
 import { insertPause, type Owner } from '../../store/pauses.js';
 import type { Database, PausesTable } from '../../store/schema.js';
@@ -116,14 +117,7 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
   const { store, clock, config, signals } = app.services;
 
   async function findReplay(owner: Owner, key: string, requestHash: string, now: Date) {
-    const prior = await store.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('developer_id', '=', owner.developerId)
-      .where('mode', '=', owner.mode)
-      .where('key', '=', key)
-      .where('created_at', '>', windowStart(now))
-      .executeTakeFirst();
+    const prior = await findIdempotencyRecord(store, { ...owner, key, windowStart: windowStart(now) });
     if (!prior) return null;
     if (prior.request_hash !== requestHash) {
       throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body.');
@@ -177,7 +171,11 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
           await db.insertInto('notifications').values(notifications).execute();
           await announceQueued(store, db);
         }
-        if (idempotencyKey) await rememberResponse(db, owner, idempotencyKey, requestHash, created, now);
+        if (idempotencyKey) {
+          const response = { requestHash, responseStatus: 201, responseBody: JSON.stringify(created) };
+          const when = { now: isoTime(now), windowStart: windowStart(now) };
+          await recordIdempotentResponse(store, { ...owner, key: idempotencyKey, ...response, ...when }, db);
+        }
       };
       try {
         await store.write(write);
@@ -190,37 +188,6 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(201).send(created);
     },
   );
-
-  async function rememberResponse(
-    trx: Kysely<Database>,
-    owner: Owner,
-    key: string,
-    requestHash: string,
-    created: PauseObjectType,
-    now: Date,
-  ) {
-    // A key older than the window is free to be used again. A fresh one is
-    // left alone, so a concurrent twin fails on the primary key.
-    await trx
-      .deleteFrom('idempotency_keys')
-      .where('developer_id', '=', owner.developerId)
-      .where('mode', '=', owner.mode)
-      .where('key', '=', key)
-      .where('created_at', '<=', windowStart(now))
-      .execute();
-    await trx
-      .insertInto('idempotency_keys')
-      .values({
-        developer_id: owner.developerId,
-        mode: owner.mode,
-        key,
-        request_hash: requestHash,
-        response_status: 201,
-        response_body: JSON.stringify(created),
-        created_at: isoTime(now),
-      })
-      .execute();
-  }
 
   async function chargeQuota(trx: Kysely<Database>, owner: Owner, now: Date) {
     const developer = await getDeveloper(store, owner.developerId, trx);
