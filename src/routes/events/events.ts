@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { ApiError } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
+import { listEvents } from '../../store/events.js';
 
 // GET /v1/events: this developer's events in the key's mode, oldest first,
 // long-polled. It backs `pausepoint listen`, which forwards events to a local
@@ -62,23 +63,13 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         });
       }
       for (;;) {
-        let query = store.db
-          .selectFrom('events')
-          .select(['id', 'type', 'pause_id', 'created_at', 'payload'])
-          .where('developer_id', '=', holder.developerId)
-          .where('mode', '=', holder.mode);
-        if (since) query = query.where('created_at', '>=', since.toISOString());
-        const rows = await query
-          .orderBy('created_at')
-          .orderBy('id')
-          .limit(limit + 1)
-          .execute();
+        const { rows, hasMore } = await listEvents(store, holder, { since: since?.toISOString(), limit });
         const remaining = deadline - Date.now();
         if (rows.length > 0 || remaining <= 0 || signals.isClosed) {
           return {
             object: 'list' as const,
-            has_more: rows.length > limit,
-            data: rows.slice(0, limit).map((row) => ({
+            has_more: hasMore,
+            data: rows.map((row) => ({
               id: row.id,
               object: 'event' as const,
               type: row.type,
