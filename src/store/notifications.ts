@@ -1,8 +1,31 @@
 import type { Kysely } from 'kysely';
 import type { Claim } from './outbox.js';
 import type { Database, NotificationsTable, PausesTable } from './schema.js';
+import type { Store } from './store.js';
 
 // Human notifications of a pause: written with it, sent by the outbox worker.
+
+/** The notifications of a new pause, in the transaction that creates it. */
+export async function insertNotifications(
+  store: Store,
+  rows: NotificationsTable[],
+  trx: Kysely<Database> = store.db,
+): Promise<void> {
+  await trx.insertInto('notifications').values(rows).execute();
+}
+
+/** One notification of a pause, with its rendered content. */
+export const getNotification = (
+  store: Store,
+  input: { pauseId: string; notificationId: string },
+  trx: Kysely<Database> = store.db,
+): Promise<NotificationsTable | undefined> =>
+  trx
+    .selectFrom('notifications')
+    .selectAll()
+    .where('id', '=', input.notificationId)
+    .where('pause_id', '=', input.pauseId)
+    .executeTakeFirst();
 
 export type NotificationSummary = Pick<
   NotificationsTable,

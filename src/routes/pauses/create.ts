@@ -13,6 +13,7 @@ import { errorResponses, Timestamp } from '../../http/schemas.js';
 import { getDeveloper } from '../../store/accounts.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import { findIdempotencyRecord, recordIdempotentResponse } from '../../store/idempotency.js';
+import { insertNotifications } from '../../store/notifications.js';
 import { announceQueued } from '../../store/outbox.js';
 import { insertPause, type Owner } from '../../store/pauses.js';
 import type { Database, PausesTable } from '../../store/schema.js';
@@ -168,7 +169,7 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
         if (owner.mode === 'live') await chargeQuota(db, owner, now);
         await insertPause(store, row, db);
         if (notifications.length > 0) {
-          await db.insertInto('notifications').values(notifications).execute();
+          await insertNotifications(store, notifications, db);
           await announceQueued(store, db);
         }
         if (idempotencyKey) {
