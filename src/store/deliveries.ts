@@ -11,7 +11,7 @@ import type { Store } from './store.js';
 const INSERT_SLICE = 1000;
 
 /** Writes one pending delivery per subscribed webhook of each event's owner and mode. */
-export async function fanOut(trx: Transaction<Database>, events: EventsTable[]): Promise<number> {
+export async function fanOut(_store: Store, events: EventsTable[], trx: Transaction<Database>): Promise<number> {
   if (events.length === 0) return 0;
   const developers = [...new Set(events.map((event) => event.developer_id))];
   const webhooks = await trx
@@ -59,9 +59,13 @@ export interface DeliveryToSend extends Claim {
 }
 
 /** What the worker needs to send claimed deliveries. */
-export async function loadDeliveries(db: Kysely<Database>, claims: Claim[]): Promise<DeliveryToSend[]> {
+export async function loadDeliveries(
+  store: Store,
+  claims: Claim[],
+  trx: Kysely<Database> = store.db,
+): Promise<DeliveryToSend[]> {
   if (claims.length === 0) return [];
-  const rows = await db
+  const rows = await trx
     .selectFrom('deliveries')
     .innerJoin('webhooks', 'webhooks.id', 'deliveries.webhook_id')
     .innerJoin('events', 'events.id', 'deliveries.event_id')

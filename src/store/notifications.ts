@@ -37,13 +37,14 @@ export type NotificationSummary = Pick<
  * with `notify` has any, so the others cost no query.
  */
 export async function notificationsOf(
-  db: Kysely<Database>,
+  store: Store,
   pauses: Array<Pick<PausesTable, 'id' | 'notify'>>,
+  trx: Kysely<Database> = store.db,
 ): Promise<Map<string, NotificationSummary[]>> {
   const byPause = new Map<string, NotificationSummary[]>();
   const pauseIds = pauses.filter((pause) => pause.notify !== null).map((pause) => pause.id);
   if (pauseIds.length === 0) return byPause;
-  const rows = await db
+  const rows = await trx
     .selectFrom('notifications')
     .select(['id', 'pause_id', 'channel', 'recipient', 'status', 'attempts', 'last_error', 'completed_at'])
     .where('pause_id', 'in', pauseIds)
@@ -59,9 +60,13 @@ export type NotificationToSend = Claim &
     'channel' | 'recipient' | 'target_sealed' | 'subject' | 'text_body' | 'html_body' | 'pause_id'
   >;
 
-export async function loadNotifications(db: Kysely<Database>, claims: Claim[]): Promise<NotificationToSend[]> {
+export async function loadNotifications(
+  store: Store,
+  claims: Claim[],
+  trx: Kysely<Database> = store.db,
+): Promise<NotificationToSend[]> {
   if (claims.length === 0) return [];
-  const rows = await db
+  const rows = await trx
     .selectFrom('notifications')
     .select(['id', 'pause_id', 'channel', 'recipient', 'target_sealed', 'subject', 'text_body', 'html_body'])
     .where(

@@ -42,7 +42,7 @@ export const billingHistoryRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const holder = keyHolderOf(request);
       const developer = await getPlan(store, holder.developerId);
-      const usage = await readUsage(store.db, {
+      const usage = await readUsage(store, {
         developerId: holder.developerId,
         quota: quotaOf(config.planQuotas, developer.plan),
         now: clock.now(),

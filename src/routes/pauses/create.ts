@@ -193,7 +193,7 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
   async function chargeQuota(trx: Kysely<Database>, owner: Owner, now: Date) {
     const developer = await getDeveloper(store, owner.developerId, trx);
     const quota = quotaOf(config.planQuotas, developer?.plan ?? 'free');
-    if (await consumeLivePause(store, trx, { developerId: owner.developerId, quota, now })) return;
+    if (await consumeLivePause(store, { developerId: owner.developerId, quota, now }, trx)) return;
     const resetsAt = billingPeriod(now).end;
     throw new ApiError(
       'quota_exceeded',

@@ -45,7 +45,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (!row) throw notFound('Pause');
         const remaining = deadline - Date.now();
         if (outcomeOf(row).status !== 'pending' || remaining <= 0 || signals.isClosed) {
-          return presentPause(app, row, (await notificationsOf(store.db, [row])).get(row.id));
+          return presentPause(app, row, (await notificationsOf(store, [row])).get(row.id));
         }
         // Wake for a change (the expirer signals a timeout too), or to re-check
         // for one signalled where this instance cannot hear it.
@@ -76,7 +76,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const holder = keyHolderOf(request);
       const { rows, hasMore } = await listPauses(
-        store.db,
+        store,
         { developerId: holder.developerId, mode: holder.mode },
         {
           status: request.query.status,
@@ -85,7 +85,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
           now: isoTime(clock.now()),
         },
       );
-      const notifications = await notificationsOf(store.db, rows);
+      const notifications = await notificationsOf(store, rows);
       return {
         object: 'list' as const,
         data: rows.map((row) => presentPause(app, row, notifications.get(row.id))),

@@ -71,13 +71,13 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const find = () => getDelivery(store, { webhookId: webhook_id, deliveryId: delivery_id });
       const existing = await find();
       if (!existing) throw notFound('Delivery');
-      if (!(await requeueFailed(store.db, 'deliveries', delivery_id, isoTime(clock.now())))) {
+      if (!(await requeueFailed(store, 'deliveries', delivery_id, isoTime(clock.now())))) {
         throw new ApiError(
           'delivery_not_failed',
           `Only a failed delivery can be retried; this one is ${existing.status}.`,
         );
       }
-      await announceQueued(store, store.db);
+      await announceQueued(store);
       signals.queued();
       const requeued = await find();
       if (!requeued) throw notFound('Delivery');
