@@ -7,7 +7,7 @@ import { sha256Hex } from '../../domain/crypto.js';
 import { newId } from '../../domain/ids.js';
 import { DEFAULT_EXPIRY_SECONDS, DEFAULT_OPTIONS, MAX_EXPIRY_SECONDS, MAX_METADATA_BYTES } from '../../domain/pause.js';
 import { billingPeriod, quotaOf } from '../../domain/plans.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, invalidField } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 import { getDeveloper } from '../../store/accounts.js';
@@ -57,12 +57,9 @@ type CreatePauseBody = Type.Static<typeof CreatePause>;
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const windowStart = (now: Date) => isoTime(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));
 
-const invalid = (field: string, problem: string) =>
-  new ApiError('invalid_request', `Invalid request: ${field} ${problem}.`, { fields: [{ field, problem }] });
-
 function resolveExpiry(body: CreatePauseBody, now: Date): string {
   if (body.expires_at !== undefined && body.expires_in !== undefined) {
-    throw invalid('expires_in', 'cannot be given together with expires_at');
+    throw invalidField('expires_in', 'cannot be given together with expires_at');
   }
   if (body.expires_at === undefined) {
     return isoTime(new Date(now.getTime() + (body.expires_in ?? DEFAULT_EXPIRY_SECONDS) * 1000));
@@ -70,7 +67,7 @@ function resolveExpiry(body: CreatePauseBody, now: Date): string {
   const at = new Date(body.expires_at);
   const ahead = at.getTime() - now.getTime();
   if (Number.isNaN(ahead) || ahead < 1000 || ahead > MAX_EXPIRY_SECONDS * 1000) {
-    throw invalid('expires_at', 'must be between 1 second and 30 days from now');
+    throw invalidField('expires_at', 'must be between 1 second and 30 days from now');
   }
   return isoTime(at);
 }
@@ -78,10 +75,11 @@ function resolveExpiry(body: CreatePauseBody, now: Date): string {
 function buildRow(owner: Owner, body: CreatePauseBody, now: Date): PausesTable {
   const options = body.options ?? DEFAULT_OPTIONS;
   if (body.timeout_default !== undefined && !options.includes(body.timeout_default)) {
-    throw invalid('timeout_default', 'must be one of options');
+    throw invalidField('timeout_default', 'must be one of options');
   }
   const metadata = JSON.stringify(body.metadata ?? {});
-  if (Buffer.byteLength(metadata) > MAX_METADATA_BYTES) throw invalid('metadata', 'must be at most 16 KiB as JSON');
+  if (Buffer.byteLength(metadata) > MAX_METADATA_BYTES)
+    throw invalidField('metadata', 'must be at most 16 KiB as JSON');
   const createdAt = isoTime(now);
   return {
     id: newId('pause', now.getTime()),
