@@ -45,3 +45,7 @@ export class ApiError extends Error {
 }
 
 export const notFound = (what = 'Resource') => new ApiError('not_found', `${what} not found.`);
+
+/** A 400 for one field that passed the schema but breaks a rule of its own. */
+export const invalidField = (field: string, problem: string) =>
+  new ApiError('invalid_request', `Invalid request: ${field} ${problem}.`, { fields: [{ field, problem }] });

@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import { isoTime } from '../domain/clock.js';
 import type { Mode } from '../domain/keys.js';
 import { parseCredential } from '../domain/keys.js';
 import { ApiError } from '../errors.js';
 import { findApiKey, findSession } from '../store/accounts.js';
-import type { Database } from '../store/schema.js';
+import type { Store } from '../store/store.js';
 import { ApiKeyCache, type KnownKey } from './api-key-cache.js';
 
 // Authentication for every /v1 endpoint. A route is protected by an API key
@@ -47,23 +46,23 @@ async function authenticate(
   const credential = match?.[1] ? parseCredential(match[1]) : null;
   if (!credential) throw unauthorized('The Authorization header does not hold a pausepoint API key.');
 
-  const { db } = app.services.store;
+  const { store } = app.services;
   if (credential.kind === 'api_key') {
-    const key = keys.get(credential.hash) ?? (await lookUpApiKey(db, keys, credential.hash));
+    const key = keys.get(credential.hash) ?? (await lookUpApiKey(store, keys, credential.hash));
     if (!key || key.mode !== credential.mode) throw unauthorized('The API key is invalid or has been rotated.');
     return { developerId: key.developerId, mode: key.mode, via: 'api_key', credentialHash: credential.hash };
   }
   if (policy !== 'key_or_session') {
     throw unauthorized('A login session works only for /v1/auth/me and /v1/auth/keys/rotate; use an API key.');
   }
-  const session = await findSession(db, credential.hash, isoTime(app.services.clock.now()));
+  const session = await findSession(store, credential.hash, isoTime(app.services.clock.now()));
   if (!session) throw unauthorized('The session has expired; log in again.');
   return { developerId: session.developer_id, mode: null, via: 'session', credentialHash: credential.hash };
 }
 
-async function lookUpApiKey(db: Kysely<Database>, keys: ApiKeyCache, keyHash: string): Promise<KnownKey | undefined> {
+async function lookUpApiKey(store: Store, keys: ApiKeyCache, keyHash: string): Promise<KnownKey | undefined> {
   const startedAt = keys.startLookup();
-  const row = await findApiKey(db, keyHash);
+  const row = await findApiKey(store, keyHash);
   if (!row) return undefined;
   const key = { developerId: row.developer_id, mode: row.mode };
   keys.remember(keyHash, key, startedAt);

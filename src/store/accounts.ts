@@ -17,12 +17,12 @@ export interface KeySummary {
 export type Developer = Pick<DevelopersTable, 'id' | 'email' | 'plan' | 'created_at'>;
 
 export async function createDeveloper(
-  db: Kysely<Database>,
+  store: Store,
   input: { email: string; passwordHash: string; plan: string; now: string },
 ): Promise<{ developer: Developer; keys: Record<Mode, IssuedSecret> }> {
   const developer = { id: newId('dev'), email: input.email, plan: input.plan, created_at: input.now };
   const keys = { live: issueApiKey('live'), test: issueApiKey('test') };
-  await db.transaction().execute(async (trx) => {
+  await store.db.transaction().execute(async (trx) => {
     await trx
       .insertInto('developers')
       .values({ ...developer, password_hash: input.passwordHash })
@@ -44,34 +44,35 @@ export async function createDeveloper(
   return { developer, keys };
 }
 
-export const findDeveloperByEmail = (db: Kysely<Database>, email: string) =>
-  db.selectFrom('developers').selectAll().where('email', '=', email).executeTakeFirst();
+export const findDeveloperByEmail = (store: Store, email: string, trx: Kysely<Database> = store.db) =>
+  trx.selectFrom('developers').selectAll().where('email', '=', email).executeTakeFirst();
 
 const selectDeveloper = prepared((db, input: { id: string }) =>
   db.selectFrom('developers').select(['id', 'email', 'plan', 'created_at']).where('id', '=', input.id),
 );
 
-/** A developer by id; `db` is the transaction to read in, if any (a live create reads the plan). */
-export const getDeveloper = async (store: Store, id: string, db?: Kysely<Database>): Promise<Developer | undefined> =>
-  (await selectDeveloper(store, { id }, db))[0];
+/** A developer by id (a live create reads the plan in its transaction). */
+export const getDeveloper = async (store: Store, id: string, trx?: Kysely<Database>): Promise<Developer | undefined> =>
+  (await selectDeveloper(store, { id }, trx))[0];
 
-export const listKeys = (db: Kysely<Database>, developerId: string): Promise<KeySummary[]> =>
-  db
+export const listKeys = (store: Store, developerId: string, trx: Kysely<Database> = store.db): Promise<KeySummary[]> =>
+  trx
     .selectFrom('api_keys')
     .select(['mode', 'prefix', 'created_at'])
     .where('developer_id', '=', developerId)
     .orderBy('mode')
     .execute();
 
-export const findApiKey = (db: Kysely<Database>, keyHash: string) =>
-  db.selectFrom('api_keys').select(['developer_id', 'mode']).where('key_hash', '=', keyHash).executeTakeFirst();
+export const findApiKey = (store: Store, keyHash: string, trx: Kysely<Database> = store.db) =>
+  trx.selectFrom('api_keys').select(['developer_id', 'mode']).where('key_hash', '=', keyHash).executeTakeFirst();
 
 export async function createSession(
-  db: Kysely<Database>,
+  store: Store,
   input: { developerId: string; now: string; expiresAt: string },
+  trx: Kysely<Database> = store.db,
 ): Promise<{ token: string; expires_at: string }> {
   const token = issueSessionToken();
-  await db
+  await trx
     .insertInto('sessions')
     .values({
       id: newId('sess'),
@@ -84,8 +85,8 @@ export async function createSession(
   return { token: token.plaintext, expires_at: input.expiresAt };
 }
 
-export const findSession = (db: Kysely<Database>, tokenHash: string, now: string) =>
-  db
+export const findSession = (store: Store, tokenHash: string, now: string, trx: Kysely<Database> = store.db) =>
+  trx
     .selectFrom('sessions')
     .select('developer_id')
     .where('token_hash', '=', tokenHash)

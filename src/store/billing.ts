@@ -1,11 +1,13 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { BillingIntent, ProviderEvent } from '../domain/billing.js';
 import { newId } from '../domain/ids.js';
 import { isUniqueViolation } from './errors.js';
-import type { Database, DevelopersTable } from './schema.js';
+import type { Database, DevelopersTable, PlanChangesTable } from './schema.js';
 import type { Store } from './store.js';
 
-// Applies a verified provider event, once. The event id is recorded in the
+// A developer's plan: changed by provider events, read with its history.
+//
+// A verified provider event is applied once. The event id is recorded in the
 // same transaction as its effect, so a replay (or a concurrent duplicate)
 // changes nothing. Plans follow the provider's `created` order, not arrival
 // order: an older event arriving after a newer one is recorded but not applied.
@@ -118,3 +120,25 @@ async function findDeveloper(trx: Transaction<Database>, intent: Exclude<Billing
   if (!developer && intent.developerId) developer = await byId(intent.developerId);
   return developer;
 }
+
+/** The developer's plan and the provider's subscription status; throws if there is no such developer. */
+export const getPlan = (
+  store: Store,
+  developerId: string,
+  trx: Kysely<Database> = store.db,
+): Promise<Pick<DevelopersTable, 'plan' | 'plan_status'>> =>
+  trx.selectFrom('developers').select(['plan', 'plan_status']).where('id', '=', developerId).executeTakeFirstOrThrow();
+
+/** The developer's latest plan changes, newest first. */
+export const listPlanChanges = (
+  store: Store,
+  input: { developerId: string; limit: number },
+  trx: Kysely<Database> = store.db,
+): Promise<PlanChangesTable[]> =>
+  trx
+    .selectFrom('plan_changes')
+    .selectAll()
+    .where('developer_id', '=', input.developerId)
+    .orderBy('id', 'desc')
+    .limit(input.limit)
+    .execute();

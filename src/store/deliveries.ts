@@ -1,7 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { Claim } from './outbox.js';
+import type { Owner } from './pauses.js';
 import type { Database, DeliveriesTable, EventsTable } from './schema.js';
+import type { Store } from './store.js';
 
 // Webhook deliveries: written with their event (fan-out), claimed by workers,
 // settled after each attempt. The database is the queue.
@@ -9,7 +11,7 @@ import type { Database, DeliveriesTable, EventsTable } from './schema.js';
 const INSERT_SLICE = 1000;
 
 /** Writes one pending delivery per subscribed webhook of each event's owner and mode. */
-export async function fanOut(trx: Transaction<Database>, events: EventsTable[]): Promise<number> {
+export async function fanOut(_store: Store, events: EventsTable[], trx: Transaction<Database>): Promise<number> {
   if (events.length === 0) return 0;
   const developers = [...new Set(events.map((event) => event.developer_id))];
   const webhooks = await trx
@@ -57,9 +59,13 @@ export interface DeliveryToSend extends Claim {
 }
 
 /** What the worker needs to send claimed deliveries. */
-export async function loadDeliveries(db: Kysely<Database>, claims: Claim[]): Promise<DeliveryToSend[]> {
+export async function loadDeliveries(
+  store: Store,
+  claims: Claim[],
+  trx: Kysely<Database> = store.db,
+): Promise<DeliveryToSend[]> {
   if (claims.length === 0) return [];
-  const rows = await db
+  const rows = await trx
     .selectFrom('deliveries')
     .innerJoin('webhooks', 'webhooks.id', 'deliveries.webhook_id')
     .innerJoin('events', 'events.id', 'deliveries.event_id')
@@ -80,3 +86,55 @@ export async function loadDeliveries(db: Kysely<Database>, claims: Claim[]): Pro
   const attempts = new Map(claims.map((claim) => [claim.id, claim.attempts]));
   return rows.map((row) => ({ ...row, attempts: attempts.get(row.id) ?? 1 }));
 }
+
+/** Whether the webhook exists and is this owner's (developer and mode). */
+export async function isOwnedWebhook(
+  store: Store,
+  owner: Owner,
+  webhookId: string,
+  trx: Kysely<Database> = store.db,
+): Promise<boolean> {
+  const webhook = await trx
+    .selectFrom('webhooks')
+    .select('id')
+    .where('id', '=', webhookId)
+    .where('developer_id', '=', owner.developerId)
+    .where('mode', '=', owner.mode)
+    .executeTakeFirst();
+  return webhook !== undefined;
+}
+
+/** A delivery as its webhook's owner sees it: with its event's type and pause. */
+export type DeliveryOfWebhook = DeliveriesTable & { type: string; pause_id: string };
+
+const withEvent = (db: Kysely<Database>) =>
+  db
+    .selectFrom('deliveries')
+    .innerJoin('events', 'events.id', 'deliveries.event_id')
+    .selectAll('deliveries')
+    .select(['events.type', 'events.pause_id']);
+
+/** A page of a webhook's deliveries, newest first. */
+export async function listDeliveries(
+  store: Store,
+  input: { webhookId: string; limit: number; startingAfter?: string },
+  trx: Kysely<Database> = store.db,
+): Promise<{ rows: DeliveryOfWebhook[]; hasMore: boolean }> {
+  let query = withEvent(trx).where('deliveries.webhook_id', '=', input.webhookId);
+  if (input.startingAfter) query = query.where('deliveries.id', '<', input.startingAfter);
+  const rows = await query
+    .orderBy('deliveries.id', 'desc')
+    .limit(input.limit + 1)
+    .execute();
+  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+}
+
+export const getDelivery = (
+  store: Store,
+  input: { webhookId: string; deliveryId: string },
+  trx: Kysely<Database> = store.db,
+): Promise<DeliveryOfWebhook | undefined> =>
+  withEvent(trx)
+    .where('deliveries.id', '=', input.deliveryId)
+    .where('deliveries.webhook_id', '=', input.webhookId)
+    .executeTakeFirst();

@@ -1,8 +1,31 @@
 import type { Kysely } from 'kysely';
 import type { Claim } from './outbox.js';
 import type { Database, NotificationsTable, PausesTable } from './schema.js';
+import type { Store } from './store.js';
 
 // Human notifications of a pause: written with it, sent by the outbox worker.
+
+/** The notifications of a new pause, in the transaction that creates it. */
+export async function insertNotifications(
+  store: Store,
+  rows: NotificationsTable[],
+  trx: Kysely<Database> = store.db,
+): Promise<void> {
+  await trx.insertInto('notifications').values(rows).execute();
+}
+
+/** One notification of a pause, with its rendered content. */
+export const getNotification = (
+  store: Store,
+  input: { pauseId: string; notificationId: string },
+  trx: Kysely<Database> = store.db,
+): Promise<NotificationsTable | undefined> =>
+  trx
+    .selectFrom('notifications')
+    .selectAll()
+    .where('id', '=', input.notificationId)
+    .where('pause_id', '=', input.pauseId)
+    .executeTakeFirst();
 
 export type NotificationSummary = Pick<
   NotificationsTable,
@@ -14,13 +37,14 @@ export type NotificationSummary = Pick<
  * with `notify` has any, so the others cost no query.
  */
 export async function notificationsOf(
-  db: Kysely<Database>,
+  store: Store,
   pauses: Array<Pick<PausesTable, 'id' | 'notify'>>,
+  trx: Kysely<Database> = store.db,
 ): Promise<Map<string, NotificationSummary[]>> {
   const byPause = new Map<string, NotificationSummary[]>();
   const pauseIds = pauses.filter((pause) => pause.notify !== null).map((pause) => pause.id);
   if (pauseIds.length === 0) return byPause;
-  const rows = await db
+  const rows = await trx
     .selectFrom('notifications')
     .select(['id', 'pause_id', 'channel', 'recipient', 'status', 'attempts', 'last_error', 'completed_at'])
     .where('pause_id', 'in', pauseIds)
@@ -36,9 +60,13 @@ export type NotificationToSend = Claim &
     'channel' | 'recipient' | 'target_sealed' | 'subject' | 'text_body' | 'html_body' | 'pause_id'
   >;
 
-export async function loadNotifications(db: Kysely<Database>, claims: Claim[]): Promise<NotificationToSend[]> {
+export async function loadNotifications(
+  store: Store,
+  claims: Claim[],
+  trx: Kysely<Database> = store.db,
+): Promise<NotificationToSend[]> {
   if (claims.length === 0) return [];
-  const rows = await db
+  const rows = await trx
     .selectFrom('notifications')
     .select(['id', 'pause_id', 'channel', 'recipient', 'target_sealed', 'subject', 'text_body', 'html_body'])
     .where(

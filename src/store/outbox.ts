@@ -69,8 +69,8 @@ export async function claimDue(
  * if) the transaction commits. Local workers are woken by the caller after the
  * commit (PauseSignals.queued).
  */
-export async function announceQueued(store: Store, db: Kysely<Database>): Promise<void> {
-  if (store.dialect === 'postgres') await sql`select pg_notify(${QUEUED_CHANNEL}, '')`.execute(db);
+export async function announceQueued(store: Store, trx: Kysely<Database> = store.db): Promise<void> {
+  if (store.dialect === 'postgres') await sql`select pg_notify(${QUEUED_CHANNEL}, '')`.execute(trx);
 }
 
 const from = <A extends string>(table: OutboxTable, alias: A) => `${table} as ${alias}` as `deliveries as ${A}`;
@@ -229,10 +229,11 @@ const SETTLE_CHUNK = 100;
  * found was tested against every pair.) Returns the ids that were settled.
  */
 export async function settleSucceeded(
-  db: Kysely<Database>,
+  store: Store,
   table: OutboxTable,
   rows: Array<{ claim: Claim; statusCode: number | null }>,
   now: string,
+  trx: Kysely<Database> = store.db,
 ): Promise<Set<string>> {
   const settled = new Set<string>();
   const groups = new Map<string, { statusCode: number | null; attempts: number; ids: string[] }>();
@@ -244,7 +245,7 @@ export async function settleSucceeded(
   }
   for (const { statusCode, attempts, ids } of groups.values()) {
     for (let start = 0; start < ids.length; start += SETTLE_CHUNK) {
-      const updated = await queue(db)
+      const updated = await queue(trx)
         .updateTable(table as 'deliveries')
         .set(outcomeColumns(table, { kind: 'succeeded', statusCode }, now))
         .where('status', '=', PENDING)
@@ -275,13 +276,14 @@ function outcomeColumns(table: OutboxTable, outcome: AttemptOutcome, now: string
  * count, still pending): a claim whose lease ran out may have been taken over.
  */
 export async function settle(
-  db: Kysely<Database>,
+  store: Store,
   table: OutboxTable,
   claim: Claim,
   outcome: AttemptOutcome,
   now: string,
+  trx: Kysely<Database> = store.db,
 ): Promise<boolean> {
-  const result = await queue(db)
+  const result = await queue(trx)
     .updateTable(table as 'deliveries')
     .set(outcomeColumns(table, outcome, now))
     .where('id', '=', claim.id)
@@ -292,8 +294,12 @@ export async function settle(
 }
 
 /** When the next pending row falls due, if any. */
-export async function nextDue(db: Kysely<Database>, table: OutboxTable): Promise<string | null> {
-  const row = await queue(db)
+export async function nextDue(
+  store: Store,
+  table: OutboxTable,
+  trx: Kysely<Database> = store.db,
+): Promise<string | null> {
+  const row = await queue(trx)
     .selectFrom(table as 'deliveries')
     .select((eb) => eb.fn.min('next_attempt_at').as('next'))
     .where('status', '=', PENDING)
@@ -303,12 +309,13 @@ export async function nextDue(db: Kysely<Database>, table: OutboxTable): Promise
 
 /** Puts a failed row back in the queue for a fresh round of attempts. */
 export async function requeueFailed(
-  db: Kysely<Database>,
+  store: Store,
   table: OutboxTable,
   id: string,
   now: string,
+  trx: Kysely<Database> = store.db,
 ): Promise<boolean> {
-  const result = await queue(db)
+  const result = await queue(trx)
     .updateTable(table as 'deliveries')
     .set({ status: 'pending', attempts: 0, next_attempt_at: now, completed_at: null, updated_at: now })
     .where('id', '=', id)

@@ -16,8 +16,8 @@ const selectPause = prepared((db, input: { id: string }) =>
   db.selectFrom('pauses').selectAll().where('id', '=', input.id),
 );
 
-export const getPause = async (store: Store, id: string): Promise<PausesTable | undefined> =>
-  (await selectPause(store, { id }))[0];
+export const getPause = async (store: Store, id: string, trx?: Kysely<Database>): Promise<PausesTable | undefined> =>
+  (await selectPause(store, { id }, trx))[0];
 
 const selectOwnedPause = prepared((db, input: Owner & { id: string }) =>
   db
@@ -29,16 +29,22 @@ const selectOwnedPause = prepared((db, input: Owner & { id: string }) =>
 );
 
 /** The pause, if it is this owner's (developer and mode). */
-export const getOwnedPause = async (store: Store, owner: Owner, id: string): Promise<PausesTable | undefined> =>
-  (await selectOwnedPause(store, { developerId: owner.developerId, mode: owner.mode, id }))[0];
+export const getOwnedPause = async (
+  store: Store,
+  owner: Owner,
+  id: string,
+  trx?: Kysely<Database>,
+): Promise<PausesTable | undefined> =>
+  (await selectOwnedPause(store, { developerId: owner.developerId, mode: owner.mode, id }, trx))[0];
 
 /** A page of the owner's pauses, newest first, optionally of one status. */
 export async function listPauses(
-  db: Kysely<Database>,
+  store: Store,
   owner: Owner,
   input: { status?: PauseStatus; limit: number; startingAfter?: string; now: string },
+  trx: Kysely<Database> = store.db,
 ): Promise<{ rows: PausesTable[]; hasMore: boolean }> {
-  let query = db
+  let query = trx
     .selectFrom('pauses')
     .selectAll()
     .where('developer_id', '=', owner.developerId)

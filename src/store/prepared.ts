@@ -15,7 +15,7 @@ import type { Dialect, Store } from './store.js';
  */
 export function prepared<Input extends object, Row>(
   build: (db: Kysely<Database>, input: Input) => Compilable<Row>,
-): (store: Store, input: Input, db?: Kysely<Database>) => Promise<Row[]> {
+): (store: Store, input: Input, trx?: Kysely<Database>) => Promise<Row[]> {
   const compiled = new Map<Dialect, { sql: string; slots: Slot[] }>();
 
   function compile(store: Store) {
@@ -33,11 +33,11 @@ export function prepared<Input extends object, Row>(
     return query;
   }
 
-  return async (store, input, db = store.db) => {
+  return async (store, input, trx = store.db) => {
     const { sql, slots } = compile(store);
     const values = input as Record<string, unknown>;
     const parameters = slots.map((slot) => ('input' in slot ? values[slot.input] : slot.value));
-    return (await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters))).rows;
+    return (await trx.executeQuery<Row>(CompiledQuery.raw(sql, parameters))).rows;
   };
 }
 

@@ -30,10 +30,10 @@ export interface Transition {
  */
 async function recordEvents(
   store: Store,
-  trx: Transaction<Database>,
   type: EventType,
   pauses: Pause[],
   now: string,
+  trx: Transaction<Database>,
 ): Promise<boolean> {
   if (pauses.length === 0) return false;
   const events: EventsTable[] = pauses.map((pause) => ({
@@ -46,12 +46,9 @@ async function recordEvents(
     created_at: now,
   }));
   await trx.insertInto('events').values(events).execute();
-  const queued = (await fanOut(trx, events)) > 0;
-  await announce(
-    store,
-    trx,
-    pauses.map((pause) => pause.id),
-  );
+  const queued = (await fanOut(store, events, trx)) > 0;
+  const pauseIds = pauses.map((pause) => pause.id);
+  await announce(store, pauseIds, trx);
   if (queued) await announceQueued(store, trx);
   return queued;
 }
@@ -61,7 +58,7 @@ async function recordEvents(
  * when (and only if) the transaction commits. In-process waiters are woken by
  * the caller after the commit (PauseSignals.changed).
  */
-async function announce(store: Store, trx: Kysely<Database>, pauseIds: string[]): Promise<void> {
+async function announce(store: Store, pauseIds: string[], trx: Kysely<Database>): Promise<void> {
   if (store.dialect !== 'postgres' || pauseIds.length === 0) return;
   // One round trip for the whole batch: the expirer announces 500 at a time.
   await sql`select pg_notify(${PAUSE_CHANNEL}, id) from unnest(${pauseIds}::text[]) as id`.execute(trx);
@@ -91,7 +88,7 @@ export async function respondToPause(
   return store.write(async (trx) => {
     const [pause] = await markResponded(store, input, trx);
     if (!pause) return null;
-    return { pause, queued: await recordEvents(store, trx, 'pause.responded', [pause], input.now) };
+    return { pause, queued: await recordEvents(store, 'pause.responded', [pause], input.now, trx) };
   });
 }
 
@@ -115,7 +112,7 @@ export async function cancelPause(
   return store.write(async (trx) => {
     const [pause] = await markCancelled(store, input, trx);
     if (!pause) return null;
-    return { pause, queued: await recordEvents(store, trx, 'pause.cancelled', [pause], input.now) };
+    return { pause, queued: await recordEvents(store, 'pause.cancelled', [pause], input.now, trx) };
   });
 }
 
@@ -150,13 +147,13 @@ export async function expireDuePauses(
       .where('status', '=', PENDING)
       .returningAll()
       .execute();
-    return { pauses: expired, queued: await recordEvents(store, trx, 'pause.timed_out', expired, input.now) };
+    return { pauses: expired, queued: await recordEvents(store, 'pause.timed_out', expired, input.now, trx) };
   });
 }
 
 /** When the next pending pause falls due, if any. */
-export async function nextExpiry(db: Kysely<Database>): Promise<string | null> {
-  const row = await db
+export async function nextExpiry(store: Store, trx: Kysely<Database> = store.db): Promise<string | null> {
+  const row = await trx
     .selectFrom('pauses')
     .select((eb) => eb.fn.min('expires_at').as('next'))
     .where('status', '=', PENDING)

@@ -12,11 +12,12 @@ export interface Usage {
 }
 
 export async function readUsage(
-  db: Kysely<Database>,
+  store: Store,
   input: { developerId: string; quota: number | null; now: Date },
+  trx: Kysely<Database> = store.db,
 ): Promise<Usage> {
   const period = billingPeriod(input.now);
-  const row = await db
+  const row = await trx
     .selectFrom('usage_counters')
     .select('live_pauses')
     .where('developer_id', '=', input.developerId)
@@ -59,8 +60,8 @@ const countLivePauseUnder = prepared((db, input: Counter & { quota: number }) =>
  */
 export async function consumeLivePause(
   store: Store,
-  trx: Kysely<Database>,
   input: { developerId: string; quota: number | null; now: Date },
+  trx: Kysely<Database>,
 ): Promise<boolean> {
   const counter = { developerId: input.developerId, periodStart: billingPeriod(input.now).start };
   await openCounter(store, counter, trx);

@@ -43,7 +43,7 @@ export function deliverWebhooksTick(
   return outboxTick(services, {
     table: 'deliveries',
     batchSize: BATCH_SIZE,
-    load: (claims) => loadDeliveries(store.db, claims),
+    load: (claims) => loadDeliveries(store, claims),
     async attempt(delivery) {
       const result = await outbound.post(delivery.url, delivery.payload, {
         'content-type': 'application/json',

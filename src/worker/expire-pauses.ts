@@ -30,7 +30,7 @@ export function expirePausesTick(services: Pick<Services, 'store' | 'clock' | 's
       }
       if (expired.length < BATCH_SIZE) break;
     }
-    const next = await nextExpiry(store.db);
+    const next = await nextExpiry(store);
     if (next === null) return MAX_SLEEP_MS;
     const untilDue = Date.parse(next) - clock.now().getTime();
     return Math.min(MAX_SLEEP_MS, Math.max(MIN_SLEEP_MS, untilDue));

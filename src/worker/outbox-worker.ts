@@ -74,7 +74,7 @@ export function outboxTick<T extends Claim>(
     const batch = successes;
     successes = [];
     try {
-      const settled = await settleSucceeded(store.db, spec.table, batch, isoTime(clock.now()));
+      const settled = await settleSucceeded(store, spec.table, batch, isoTime(clock.now()));
       for (const success of batch) success.settled(settled.has(success.claim.id));
     } catch (error) {
       for (const success of batch) success.error(error);
@@ -93,7 +93,7 @@ export function outboxTick<T extends Claim>(
     const settled =
       outcome.kind === 'succeeded'
         ? await settleSuccess(item, outcome.statusCode)
-        : await settle(store.db, spec.table, item, outcome, isoTime(now));
+        : await settle(store, spec.table, item, outcome, isoTime(now));
     if (settled) metrics.outboxAttempts.inc({ queue: spec.table, outcome: outcome.kind });
     if (settled && outcome.kind === 'failed') spec.failed(item, outcome.error);
   }
@@ -155,7 +155,7 @@ export function outboxTick<T extends Claim>(
       if (woken) lookAgainAt = 0;
     }
     if (context.stopping) return 0;
-    const next = await nextDue(store.db, spec.table);
+    const next = await nextDue(store, spec.table);
     if (next === null) return MAX_SLEEP_MS;
     return Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(next) - clock.now().getTime()));
   };

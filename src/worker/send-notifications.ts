@@ -15,7 +15,7 @@ export function sendNotificationsTick(
   return outboxTick(services, {
     table: 'notifications',
     batchSize: BATCH_SIZE,
-    load: (claims) => loadNotifications(store.db, claims),
+    load: (claims) => loadNotifications(store, claims),
     async attempt(notification) {
       if (notification.channel === 'email') {
         if (!mailer) return { ok: false, statusCode: null, error: 'email is not configured on this server' };

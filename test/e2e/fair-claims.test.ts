@@ -232,7 +232,7 @@ it('settles many successes in one statement, but only rows whose claim is still 
   const secondAttempt = { ...alsoKept, attempts: 2 };
 
   const settled = await settleSucceeded(
-    store.db,
+    store,
     'deliveries',
     [kept, ok201, takenOver, secondAttempt].map((claim) => ({ claim, statusCode: claim === ok201 ? 201 : 200 })),
     NOW,

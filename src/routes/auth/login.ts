@@ -36,19 +36,19 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
       const email = normaliseEmail(request.body.email);
       app.rateLimits.auth.hit(`login:ip:${request.ip}`, `login:email:${email}`);
       const { store, clock } = app.services;
-      const found = await findDeveloperByEmail(store.db, email);
+      const found = await findDeveloperByEmail(store, email);
       // Check a password either way, so an unknown email costs the same time.
       const valid = await verifyPassword(request.body.password, found?.password_hash ?? DUMMY_PASSWORD_HASH);
       if (!found || !valid) throw new ApiError('unauthorized', 'The email or password is wrong.');
 
       const now = clock.now();
-      const session = await createSession(store.db, {
+      const session = await createSession(store, {
         developerId: found.id,
         now: isoTime(now),
         expiresAt: isoTime(new Date(now.getTime() + SESSION_TTL_MS)),
       });
       const developer = { id: found.id, email: found.email, plan: found.plan, created_at: found.created_at };
-      return { developer, keys: await listKeys(store.db, found.id), session };
+      return { developer, keys: await listKeys(store, found.id), session };
     },
   );
 };

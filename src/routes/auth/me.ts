@@ -39,12 +39,12 @@ export const meRoute: FastifyPluginAsyncTypebox = async (app) => {
       const developer = await getDeveloper(store, principal.developerId);
       if (!developer) throw new Error('authenticated developer has no row');
       const [usage, keys] = await Promise.all([
-        readUsage(store.db, {
+        readUsage(store, {
           developerId: developer.id,
           quota: quotaOf(config.planQuotas, developer.plan),
           now: clock.now(),
         }),
-        listKeys(store.db, developer.id),
+        listKeys(store, developer.id),
       ]);
       return { ...developer, mode: principal.mode, usage, keys };
     },

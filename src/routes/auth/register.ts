@@ -48,7 +48,7 @@ export const registerRoute: FastifyPluginAsyncTypebox = async (app) => {
       if (existing) throw emailTaken();
       const passwordHash = await hashPassword(request.body.password);
       try {
-        const { developer, keys } = await createDeveloper(store.db, {
+        const { developer, keys } = await createDeveloper(store, {
           email,
           passwordHash,
           plan: 'free',

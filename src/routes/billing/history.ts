@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { quotaOf } from '../../domain/plans.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
+import { getPlan, listPlanChanges } from '../../store/billing.js';
 import { readUsage } from '../../store/usage.js';
 
 const HISTORY_LENGTH = 20;
@@ -40,23 +41,13 @@ export const billingHistoryRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const holder = keyHolderOf(request);
-      const developer = await store.db
-        .selectFrom('developers')
-        .select(['plan', 'plan_status'])
-        .where('id', '=', holder.developerId)
-        .executeTakeFirstOrThrow();
-      const usage = await readUsage(store.db, {
+      const developer = await getPlan(store, holder.developerId);
+      const usage = await readUsage(store, {
         developerId: holder.developerId,
         quota: quotaOf(config.planQuotas, developer.plan),
         now: clock.now(),
       });
-      const changes = await store.db
-        .selectFrom('plan_changes')
-        .selectAll()
-        .where('developer_id', '=', holder.developerId)
-        .orderBy('id', 'desc')
-        .limit(HISTORY_LENGTH)
-        .execute();
+      const changes = await listPlanChanges(store, { developerId: holder.developerId, limit: HISTORY_LENGTH });
       return {
         plan: developer.plan,
         status: developer.plan_status,

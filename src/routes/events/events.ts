@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { longPoll, MAX_WAIT_SECONDS } from '../../actions/long-poll.js';
 import { ApiError } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
+import { listEvents } from '../../store/events.js';
 
 // GET /v1/events: this developer's events in the key's mode, oldest first,
 // long-polled. It backs `pausepoint listen`, which forwards events to a local
@@ -11,9 +13,6 @@ import { errorResponses, Timestamp } from '../../http/schemas.js';
 // The cursor is a time, not an id: events from several instances may commit
 // slightly out of id order, so a reader asks again from a little before the
 // newest event it saw and skips the ids it already has.
-
-const MAX_WAIT_SECONDS = 60;
-const RECHECK_MS = 1000;
 
 const EventObject = Type.Object({
   id: Type.String(),
@@ -53,7 +52,6 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const holder = keyHolderOf(request);
       const limit = request.query.limit ?? 100;
-      const deadline = Date.now() + (request.query.wait ?? 0) * 1000;
       const since = request.query.since === undefined ? undefined : new Date(request.query.since);
       // The date-time format admits times Date cannot hold, such as a leap second.
       if (since && Number.isNaN(since.getTime())) {
@@ -61,35 +59,25 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
           fields: [{ field: 'since', problem: 'is not a valid time' }],
         });
       }
-      for (;;) {
-        let query = store.db
-          .selectFrom('events')
-          .select(['id', 'type', 'pause_id', 'created_at', 'payload'])
-          .where('developer_id', '=', holder.developerId)
-          .where('mode', '=', holder.mode);
-        if (since) query = query.where('created_at', '>=', since.toISOString());
-        const rows = await query
-          .orderBy('created_at')
-          .orderBy('id')
-          .limit(limit + 1)
-          .execute();
-        const remaining = deadline - Date.now();
-        if (rows.length > 0 || remaining <= 0 || signals.isClosed) {
-          return {
-            object: 'list' as const,
-            has_more: rows.length > limit,
-            data: rows.slice(0, limit).map((row) => ({
-              id: row.id,
-              object: 'event' as const,
-              type: row.type,
-              pause_id: row.pause_id,
-              created_at: row.created_at,
-              payload: JSON.parse(row.payload),
-            })),
-          };
-        }
-        await signals.waitAny(Math.min(remaining, RECHECK_MS));
-      }
+      const { rows, hasMore } = await longPoll({
+        waitSeconds: request.query.wait ?? 0,
+        read: () => listEvents(store, holder, { since: since?.toISOString(), limit }),
+        isDone: (page) => page.rows.length > 0,
+        wake: (_page, ms) => signals.waitAny(ms),
+        isClosed: () => signals.isClosed,
+      });
+      return {
+        object: 'list' as const,
+        has_more: hasMore,
+        data: rows.map((row) => ({
+          id: row.id,
+          object: 'event' as const,
+          type: row.type,
+          pause_id: row.pause_id,
+          created_at: row.created_at,
+          payload: JSON.parse(row.payload),
+        })),
+      };
     },
   );
 };

@@ -33,7 +33,7 @@ export const cancelPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
       if (cancel) {
         const cancelled = cancel.pause;
         signals.changed([cancelled.id], { queued: cancel.queued });
-        return presentPause(app, cancelled, (await notificationsOf(store.db, [cancelled])).get(cancelled.id));
+        return presentPause(app, cancelled, (await notificationsOf(store, [cancelled])).get(cancelled.id));
       }
       const existing = await getOwnedPause(store, owner, request.params.id);
       if (!existing) throw notFound('Pause');

@@ -7,11 +7,13 @@ import { sha256Hex } from '../../domain/crypto.js';
 import { newId } from '../../domain/ids.js';
 import { DEFAULT_EXPIRY_SECONDS, DEFAULT_OPTIONS, MAX_EXPIRY_SECONDS, MAX_METADATA_BYTES } from '../../domain/pause.js';
 import { billingPeriod, quotaOf } from '../../domain/plans.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, invalidField } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 import { getDeveloper } from '../../store/accounts.js';
 import { isUniqueViolation } from '../../store/errors.js';
+import { findIdempotencyRecord, recordIdempotentResponse } from '../../store/idempotency.js';
+import { insertNotifications } from '../../store/notifications.js';
 import { announceQueued } from '../../store/outbox.js';
 import { insertPause, type Owner } from '../../store/pauses.js';
 import type { Database, PausesTable } from '../../store/schema.js';
@@ -55,12 +57,9 @@ type CreatePauseBody = Type.Static<typeof CreatePause>;
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const windowStart = (now: Date) => isoTime(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));
 
-const invalid = (field: string, problem: string) =>
-  new ApiError('invalid_request', `Invalid request: ${field} ${problem}.`, { fields: [{ field, problem }] });
-
 function resolveExpiry(body: CreatePauseBody, now: Date): string {
   if (body.expires_at !== undefined && body.expires_in !== undefined) {
-    throw invalid('expires_in', 'cannot be given together with expires_at');
+    throw invalidField('expires_in', 'cannot be given together with expires_at');
   }
   if (body.expires_at === undefined) {
     return isoTime(new Date(now.getTime() + (body.expires_in ?? DEFAULT_EXPIRY_SECONDS) * 1000));
@@ -68,7 +67,7 @@ function resolveExpiry(body: CreatePauseBody, now: Date): string {
   const at = new Date(body.expires_at);
   const ahead = at.getTime() - now.getTime();
   if (Number.isNaN(ahead) || ahead < 1000 || ahead > MAX_EXPIRY_SECONDS * 1000) {
-    throw invalid('expires_at', 'must be between 1 second and 30 days from now');
+    throw invalidField('expires_at', 'must be between 1 second and 30 days from now');
   }
   return isoTime(at);
 }
@@ -76,10 +75,11 @@ function resolveExpiry(body: CreatePauseBody, now: Date): string {
 function buildRow(owner: Owner, body: CreatePauseBody, now: Date): PausesTable {
   const options = body.options ?? DEFAULT_OPTIONS;
   if (body.timeout_default !== undefined && !options.includes(body.timeout_default)) {
-    throw invalid('timeout_default', 'must be one of the options');
+    throw invalidField('timeout_default', 'must be one of the options');
   }
   const metadata = JSON.stringify(body.metadata ?? {});
-  if (Buffer.byteLength(metadata) > MAX_METADATA_BYTES) throw invalid('metadata', 'must be at most 16 KiB as JSON');
+  if (Buffer.byteLength(metadata) > MAX_METADATA_BYTES)
+    throw invalidField('metadata', 'must be at most 16 KiB as JSON');
   const createdAt = isoTime(now);
   return {
     id: newId('pause', now.getTime()),
@@ -116,14 +116,7 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
   const { store, clock, config, signals } = app.services;
 
   async function findReplay(owner: Owner, key: string, requestHash: string, now: Date) {
-    const prior = await store.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('developer_id', '=', owner.developerId)
-      .where('mode', '=', owner.mode)
-      .where('key', '=', key)
-      .where('created_at', '>', windowStart(now))
-      .executeTakeFirst();
+    const prior = await findIdempotencyRecord(store, { ...owner, key, windowStart: windowStart(now) });
     if (!prior) return null;
     if (prior.request_hash !== requestHash) {
       throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body.');
@@ -174,10 +167,14 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
         if (owner.mode === 'live') await chargeQuota(db, owner, now);
         await insertPause(store, row, db);
         if (notifications.length > 0) {
-          await db.insertInto('notifications').values(notifications).execute();
+          await insertNotifications(store, notifications, db);
           await announceQueued(store, db);
         }
-        if (idempotencyKey) await rememberResponse(db, owner, idempotencyKey, requestHash, created, now);
+        if (idempotencyKey) {
+          const response = { requestHash, responseStatus: 201, responseBody: JSON.stringify(created) };
+          const when = { now: isoTime(now), windowStart: windowStart(now) };
+          await recordIdempotentResponse(store, { ...owner, key: idempotencyKey, ...response, ...when }, db);
+        }
       };
       try {
         await store.write(write);
@@ -191,41 +188,10 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  async function rememberResponse(
-    trx: Kysely<Database>,
-    owner: Owner,
-    key: string,
-    requestHash: string,
-    created: PauseObjectType,
-    now: Date,
-  ) {
-    // A key older than the window is free to be used again. A fresh one is
-    // left alone, so a concurrent twin fails on the primary key.
-    await trx
-      .deleteFrom('idempotency_keys')
-      .where('developer_id', '=', owner.developerId)
-      .where('mode', '=', owner.mode)
-      .where('key', '=', key)
-      .where('created_at', '<=', windowStart(now))
-      .execute();
-    await trx
-      .insertInto('idempotency_keys')
-      .values({
-        developer_id: owner.developerId,
-        mode: owner.mode,
-        key,
-        request_hash: requestHash,
-        response_status: 201,
-        response_body: JSON.stringify(created),
-        created_at: isoTime(now),
-      })
-      .execute();
-  }
-
   async function chargeQuota(trx: Kysely<Database>, owner: Owner, now: Date) {
     const developer = await getDeveloper(store, owner.developerId, trx);
     const quota = quotaOf(config.planQuotas, developer?.plan ?? 'free');
-    if (await consumeLivePause(store, trx, { developerId: owner.developerId, quota, now })) return;
+    if (await consumeLivePause(store, { developerId: owner.developerId, quota, now }, trx)) return;
     const resetsAt = billingPeriod(now).end;
     throw new ApiError(
       'quota_exceeded',

@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { notFound } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
+import { getNotification } from '../../store/notifications.js';
 import { getOwnedPause } from '../../store/pauses.js';
 import { presentNotification } from './notify.js';
 import { NotificationFields } from './schemas.js';
@@ -36,12 +37,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const holder = keyHolderOf(request);
       const pause = await getOwnedPause(store, holder, request.params.id);
       if (!pause) throw notFound('Pause');
-      const row = await store.db
-        .selectFrom('notifications')
-        .selectAll()
-        .where('id', '=', request.params.notification_id)
-        .where('pause_id', '=', pause.id)
-        .executeTakeFirst();
+      const row = await getNotification(store, { pauseId: pause.id, notificationId: request.params.notification_id });
       if (!row) throw notFound('Notification');
       return {
         ...presentNotification(row),

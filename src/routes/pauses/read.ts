@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { longPoll, MAX_WAIT_SECONDS } from '../../actions/long-poll.js';
 import { isoTime } from '../../domain/clock.js';
 import { outcomeOf } from '../../domain/pause.js';
 import { notFound } from '../../errors.js';
@@ -8,10 +9,6 @@ import { errorResponses } from '../../http/schemas.js';
 import { notificationsOf } from '../../store/notifications.js';
 import { getOwnedPause, listPauses, type Owner } from '../../store/pauses.js';
 import { PauseIdParams, PauseObject, PauseStatusSchema, presentPause } from './schemas.js';
-
-const MAX_WAIT_SECONDS = 60;
-/** A waiter re-reads the pause at least this often, in case a wake-up was missed. */
-const RECHECK_MS = 1000;
 
 const PauseList = Type.Object({
   object: Type.Literal('list'),
@@ -39,18 +36,19 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const holder = keyHolderOf(request);
       const owner: Owner = { developerId: holder.developerId, mode: holder.mode };
-      const deadline = Date.now() + (request.query.wait ?? 0) * 1000;
-      for (;;) {
-        const row = await getOwnedPause(store, owner, request.params.id);
-        if (!row) throw notFound('Pause');
-        const remaining = deadline - Date.now();
-        if (outcomeOf(row).status !== 'pending' || remaining <= 0 || signals.isClosed) {
-          return presentPause(app, row, (await notificationsOf(store.db, [row])).get(row.id));
-        }
-        // Wake for a change (the expirer signals a timeout too), or to re-check
-        // for one signalled where this instance cannot hear it.
-        await signals.wait(row.id, Math.min(remaining, RECHECK_MS));
-      }
+      const row = await longPoll({
+        waitSeconds: request.query.wait ?? 0,
+        read: async () => {
+          const pause = await getOwnedPause(store, owner, request.params.id);
+          if (!pause) throw notFound('Pause');
+          return pause;
+        },
+        isDone: (row) => outcomeOf(row).status !== 'pending',
+        // Every transition signals, the expirer's timeouts included.
+        wake: (row, ms) => signals.wait(row.id, ms),
+        isClosed: () => signals.isClosed,
+      });
+      return presentPause(app, row, (await notificationsOf(store, [row])).get(row.id));
     },
   );
 
@@ -76,7 +74,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const holder = keyHolderOf(request);
       const { rows, hasMore } = await listPauses(
-        store.db,
+        store,
         { developerId: holder.developerId, mode: holder.mode },
         {
           status: request.query.status,
@@ -85,7 +83,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
           now: isoTime(clock.now()),
         },
       );
-      const notifications = await notificationsOf(store.db, rows);
+      const notifications = await notificationsOf(store, rows);
       return {
         object: 'list' as const,
         data: rows.map((row) => presentPause(app, row, notifications.get(row.id))),

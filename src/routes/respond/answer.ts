@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { isoTime } from '../../domain/clock.js';
 import { outcomeOf, type PauseView } from '../../domain/pause.js';
 import { verifyResponseToken } from '../../domain/response-token.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, invalidField } from '../../errors.js';
 import { getPause } from '../../store/pauses.js';
 import type { PausesTable } from '../../store/schema.js';
 import { respondToPause } from '../../store/transitions.js';
@@ -42,9 +42,6 @@ export function questionOf(pause: PausesTable): Question {
   };
 }
 
-const invalid = (field: string, problem: string) =>
-  new ApiError('invalid_request', `Invalid request: ${field} ${problem}.`, { fields: [{ field, problem }] });
-
 /** Records the human's answer, or says exactly why it cannot be recorded. */
 export async function submitAnswer(
   app: FastifyInstance,
@@ -52,10 +49,10 @@ export async function submitAnswer(
   answer: { choice: string; text?: string | null },
 ): Promise<{ choice: string; text: string | null; response_at: string }> {
   const question = questionOf(pause);
-  if (!question.options.includes(answer.choice)) throw invalid('choice', 'must be one of the options');
+  if (!question.options.includes(answer.choice)) throw invalidField('choice', 'must be one of the options');
   const text = answer.text === undefined || answer.text === '' ? null : answer.text;
-  if (text !== null && !question.allow_text) throw invalid('text', 'is not accepted for this pause');
-  if (text !== null && text.length > MAX_TEXT_LENGTH) throw invalid('text', 'must be at most 10,000 characters');
+  if (text !== null && !question.allow_text) throw invalidField('text', 'is not accepted for this pause');
+  if (text !== null && text.length > MAX_TEXT_LENGTH) throw invalidField('text', 'must be at most 10,000 characters');
 
   const now = isoTime(app.services.clock.now());
   const responded = await respondToPause(app.services.store, { pauseId: pause.id, choice: answer.choice, text, now });

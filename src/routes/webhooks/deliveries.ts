@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { isoTime } from '../../domain/clock.js';
+import type { Mode } from '../../domain/keys.js';
 import { ApiError, notFound } from '../../errors.js';
 import { keyHolderOf, type Principal } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
+import { getDelivery, isOwnedWebhook, listDeliveries } from '../../store/deliveries.js';
 import { announceQueued, requeueFailed } from '../../store/outbox.js';
 import { DeliveryObject, presentDelivery, WebhookIdParams } from './schemas.js';
 
@@ -16,22 +18,8 @@ const DeliveryList = Type.Object({
 export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store, clock, signals } = app.services;
 
-  const deliveries = () =>
-    store.db
-      .selectFrom('deliveries')
-      .innerJoin('events', 'events.id', 'deliveries.event_id')
-      .selectAll('deliveries')
-      .select(['events.type', 'events.pause_id']);
-
-  async function requireWebhook(holder: Principal & { mode: string }, webhookId: string) {
-    const webhook = await store.db
-      .selectFrom('webhooks')
-      .select('id')
-      .where('id', '=', webhookId)
-      .where('developer_id', '=', holder.developerId)
-      .where('mode', '=', holder.mode as 'live' | 'test')
-      .executeTakeFirst();
-    if (!webhook) throw notFound('Webhook');
+  async function requireWebhook(holder: Principal & { mode: Mode }, webhookId: string) {
+    if (!(await isOwnedWebhook(store, holder, webhookId))) throw notFound('Webhook');
   }
 
   app.get(
@@ -54,18 +42,12 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const holder = keyHolderOf(request);
       await requireWebhook(holder, request.params.webhook_id);
-      const limit = request.query.limit ?? 20;
-      let query = deliveries().where('deliveries.webhook_id', '=', request.params.webhook_id);
-      if (request.query.starting_after) query = query.where('deliveries.id', '<', request.query.starting_after);
-      const rows = await query
-        .orderBy('deliveries.id', 'desc')
-        .limit(limit + 1)
-        .execute();
-      return {
-        object: 'list' as const,
-        data: rows.slice(0, limit).map(presentDelivery),
-        has_more: rows.length > limit,
-      };
+      const { rows, hasMore } = await listDeliveries(store, {
+        webhookId: request.params.webhook_id,
+        limit: request.query.limit ?? 20,
+        startingAfter: request.query.starting_after,
+      });
+      return { object: 'list' as const, data: rows.map(presentDelivery), has_more: hasMore };
     },
   );
 
@@ -86,20 +68,16 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const holder = keyHolderOf(request);
       const { webhook_id, delivery_id } = request.params;
       await requireWebhook(holder, webhook_id);
-      const find = () =>
-        deliveries()
-          .where('deliveries.id', '=', delivery_id)
-          .where('deliveries.webhook_id', '=', webhook_id)
-          .executeTakeFirst();
+      const find = () => getDelivery(store, { webhookId: webhook_id, deliveryId: delivery_id });
       const existing = await find();
       if (!existing) throw notFound('Delivery');
-      if (!(await requeueFailed(store.db, 'deliveries', delivery_id, isoTime(clock.now())))) {
+      if (!(await requeueFailed(store, 'deliveries', delivery_id, isoTime(clock.now())))) {
         throw new ApiError(
           'delivery_not_failed',
           `Only a failed delivery can be retried; this one is ${existing.status}.`,
         );
       }
-      await announceQueued(store, store.db);
+      await announceQueued(store);
       signals.queued();
       const requeued = await find();
       if (!requeued) throw notFound('Delivery');

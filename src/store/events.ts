@@ -1,0 +1,30 @@
+import type { Kysely } from 'kysely';
+import type { Owner } from './pauses.js';
+import type { Database, EventsTable } from './schema.js';
+import type { Store } from './store.js';
+
+// Reading the events of pauses. They are written with each transition, in
+// transitions.ts.
+
+export type EventSummary = Pick<EventsTable, 'id' | 'type' | 'pause_id' | 'created_at' | 'payload'>;
+
+/** A page of the owner's events, oldest first, from `since` (inclusive) if given. */
+export async function listEvents(
+  store: Store,
+  owner: Owner,
+  input: { since?: string; limit: number },
+  trx: Kysely<Database> = store.db,
+): Promise<{ rows: EventSummary[]; hasMore: boolean }> {
+  let query = trx
+    .selectFrom('events')
+    .select(['id', 'type', 'pause_id', 'created_at', 'payload'])
+    .where('developer_id', '=', owner.developerId)
+    .where('mode', '=', owner.mode);
+  if (input.since) query = query.where('created_at', '>=', input.since);
+  const rows = await query
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(input.limit + 1)
+    .execute();
+  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+}

@@ -1,0 +1,62 @@
+import type { Kysely } from 'kysely';
+import type { Owner } from './pauses.js';
+import type { Database, IdempotencyKeysTable } from './schema.js';
+import type { Store } from './store.js';
+
+// The first response to each Idempotency-Key of a create, kept for a window
+// the caller chooses: a record created at or before `windowStart` is expired.
+
+export type IdempotencyRecord = Pick<IdempotencyKeysTable, 'request_hash' | 'response_status' | 'response_body'>;
+
+/** The owner's unexpired record of this key, if any. */
+export const findIdempotencyRecord = (
+  store: Store,
+  input: Owner & { key: string; windowStart: string },
+  trx: Kysely<Database> = store.db,
+): Promise<IdempotencyRecord | undefined> =>
+  trx
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('developer_id', '=', input.developerId)
+    .where('mode', '=', input.mode)
+    .where('key', '=', input.key)
+    .where('created_at', '>', input.windowStart)
+    .executeTakeFirst();
+
+/**
+ * Records the response to a key, in the creating transaction. An expired
+ * record of the same key is replaced; an unexpired one is left alone, so a
+ * concurrent twin fails on the primary key.
+ */
+export async function recordIdempotentResponse(
+  store: Store,
+  input: Owner & {
+    key: string;
+    requestHash: string;
+    responseStatus: number;
+    responseBody: string;
+    now: string;
+    windowStart: string;
+  },
+  trx: Kysely<Database> = store.db,
+): Promise<void> {
+  await trx
+    .deleteFrom('idempotency_keys')
+    .where('developer_id', '=', input.developerId)
+    .where('mode', '=', input.mode)
+    .where('key', '=', input.key)
+    .where('created_at', '<=', input.windowStart)
+    .execute();
+  await trx
+    .insertInto('idempotency_keys')
+    .values({
+      developer_id: input.developerId,
+      mode: input.mode,
+      key: input.key,
+      request_hash: input.requestHash,
+      response_status: input.responseStatus,
+      response_body: input.responseBody,
+      created_at: input.now,
+    })
+    .execute();
+}
