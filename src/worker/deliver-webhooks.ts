@@ -1,4 +1,4 @@
-import type { Services } from '../app.js';
+import type { ServiceContext } from '../context.js';
 import { hmacSha256 } from '../domain/crypto.js';
 import { unseal } from '../domain/sealed.js';
 import { loadDeliveries } from '../store/deliveries.js';
@@ -36,7 +36,7 @@ function secretUnsealer(key: Buffer): (sealed: string) => string {
 }
 
 export function deliverWebhooksTick(
-  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'metrics'>,
+  services: Pick<ServiceContext, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'metrics'>,
 ) {
   const { store, logger, keys, outbound } = services;
   const secretOf = secretUnsealer(keys.atRest);

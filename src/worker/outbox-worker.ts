@@ -1,4 +1,4 @@
-import type { Services } from '../app.js';
+import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import type { PostResult } from '../net/safe-client.js';
 import {
@@ -57,7 +57,7 @@ export function outcomeOf(result: AttemptResult, attempts: number, schedule: num
 }
 
 export function outboxTick<T extends Claim>(
-  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config' | 'metrics'>,
+  services: Pick<ServiceContext, 'store' | 'clock' | 'logger' | 'config' | 'metrics'>,
   spec: OutboxSpec<T>,
 ) {
   const { store, clock, logger, config, metrics } = services;
