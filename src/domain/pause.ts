@@ -30,7 +30,8 @@ export interface PauseView {
 export const isOverdue = (row: Pick<StoredOutcome, 'status' | 'expires_at'>, now: string) =>
   row.status === 'pending' && row.expires_at <= now;
 
-export function outcomeOf(row: StoredOutcome): PauseView {
+/** The pause's outcome as the API shows it now: its status and, once answered or timed out, the response. */
+export function currentOutcome(row: StoredOutcome): PauseView {
   if (row.status === 'responded' || row.status === 'timed_out') {
     return {
       status: row.status,

@@ -44,7 +44,7 @@ export interface OutboxSpec<T extends Claim> {
 }
 
 /** What happens after an attempt: done, again after the next gap, or failed for good. */
-export function outcomeOf(result: AttemptResult, attempts: number, schedule: number[], now: Date): AttemptOutcome {
+export function nextAttempt(result: AttemptResult, attempts: number, schedule: number[], now: Date): AttemptOutcome {
   if (result.ok) return { kind: 'succeeded', statusCode: result.statusCode };
   const gap = schedule[attempts - 1];
   if (gap === undefined) return { kind: 'failed', statusCode: result.statusCode, error: result.error };
@@ -89,7 +89,7 @@ export function outboxTick<T extends Claim>(
   async function run(item: T): Promise<void> {
     const result = await spec.attempt(item);
     const now = clock.now();
-    const outcome = outcomeOf(result, item.attempts, config.webhookRetryScheduleMs, now);
+    const outcome = nextAttempt(result, item.attempts, config.retryScheduleMs, now);
     const settled =
       outcome.kind === 'succeeded'
         ? await settleSuccess(item, outcome.statusCode)

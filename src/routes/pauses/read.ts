@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { isoTime } from '../../domain/clock.js';
-import { outcomeOf } from '../../domain/pause.js';
+import { currentOutcome } from '../../domain/pause.js';
 import { notFound } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
@@ -44,7 +44,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const row = await getOwnedPause(store, owner, request.params.id);
         if (!row) throw notFound('Pause');
         const remaining = deadline - Date.now();
-        if (outcomeOf(row).status !== 'pending' || remaining <= 0 || signals.isClosed) {
+        if (currentOutcome(row).status !== 'pending' || remaining <= 0 || signals.isClosed) {
           return presentPause(app, row, (await notificationsOf(store.db, [row])).get(row.id));
         }
         // Wake for a change (the expirer signals a timeout too), or to re-check

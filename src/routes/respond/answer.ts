@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { isoTime } from '../../domain/clock.js';
-import { MAX_TEXT_LENGTH, outcomeOf, type PauseView } from '../../domain/pause.js';
+import { currentOutcome, MAX_TEXT_LENGTH, type PauseView } from '../../domain/pause.js';
 import { verifyResponseToken } from '../../domain/response-token.js';
 import { ApiError } from '../../errors.js';
 import { getPause } from '../../store/pauses.js';
@@ -36,7 +36,7 @@ export function questionOf(pause: PausesTable): Question {
     options: JSON.parse(pause.options),
     allow_text: pause.allow_text === 1,
     expires_at: pause.expires_at,
-    ...outcomeOf(pause),
+    ...currentOutcome(pause),
   };
 }
 
