@@ -727,7 +727,7 @@ export const anyV6: fc.Arbitrary<ipaddr.IPv6> = fc.oneof(
 );
 
 /**
- * The design's rule (DESIGN.md, "Webhooks"), written independently of
+ * The documented rule (README, API reference › Webhooks: `url`), written independently of
  * src/net/address-policy.ts: public when ipaddr.js classes it `unicast` and it
  * lies outside ::/8, IPv4-mapped and IPv4-compatible addresses being judged as
  * the IPv4 address they carry.
