@@ -2,6 +2,12 @@
 # The browser tests drive Debian's Chromium; install it when it is missing and
 # we may (root with apt). Never lets a tool download a browser of its own.
 set -e
+# CHROMIUM_PATH names another browser (e.g. Chrome on a Mac): use it, install nothing.
+if [ -n "${CHROMIUM_PATH:-}" ]; then
+  if [ -x "$CHROMIUM_PATH" ]; then exit 0; fi
+  echo "CHROMIUM_PATH=$CHROMIUM_PATH is not an executable browser" >&2
+  exit 1
+fi
 if [ -x /usr/bin/chromium ]; then exit 0; fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "Installing Debian's chromium for the browser tests..."

@@ -1,8 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import type { Config } from './config.js';
-import type { Clock } from './domain/clock.js';
+import type { ServiceContext } from './context.js';
 import { randomBytesPooled } from './domain/crypto.js';
 import { installAuthentication } from './http/auth.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.js';
@@ -10,9 +9,6 @@ import { installInputSafety } from './http/input-safety.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
 import { type Logger, RequestLogger } from './logger.js';
-import type { Metrics } from './metrics.js';
-import type { SafeClient } from './net/safe-client.js';
-import type { Mailer } from './notify/mailer.js';
 import { loginRoute } from './routes/auth/login.js';
 import { meRoute } from './routes/auth/me.js';
 import { registerRoute } from './routes/auth/register.js';
@@ -29,39 +25,19 @@ import { readPauseRoutes } from './routes/pauses/read.js';
 import { respondRoutes } from './routes/respond/respond.js';
 import { deliveryRoutes } from './routes/webhooks/deliveries.js';
 import { webhookRoutes } from './routes/webhooks/webhooks.js';
-import type { ServiceKeys } from './secrets.js';
-import type { PauseSignals } from './signals.js';
-import type { Store } from './store/store.js';
 import { installApiReference } from './web/api-reference.js';
 import { responsePage } from './web/routes.js';
 
-/** What the HTTP layer needs from the rest of the process. */
-export interface Services {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  keys: ServiceKeys;
-  logger: Logger;
-  signals: PauseSignals;
-  /** Email through SMTP; undefined when SMTP_URL and EMAIL_FROM are not set. */
-  mailer: Mailer | undefined;
-  /** The one SSRF-safe client for every outbound request. */
-  outbound: SafeClient;
-  metrics: Metrics;
-  /** PUBLIC_BASE_URL, or the address the API listens on once it does. */
-  publicBaseUrl: string;
-}
-
 declare module 'fastify' {
   interface FastifyInstance {
-    services: Services;
+    services: ServiceContext;
     rateLimits: { auth: RateLimiter; api: RateLimiter; respond: RateLimiter };
   }
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-export async function buildApp(services: Services): Promise<FastifyInstance> {
+export async function buildApp(services: ServiceContext): Promise<FastifyInstance> {
   const { config } = services;
   const newRequestId = () => `req_${randomBytesPooled(12).toString('hex')}`;
   const app = Fastify({

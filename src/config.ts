@@ -25,7 +25,8 @@ export interface Config {
   paymentWebhookSecret: string | undefined;
   /** Live pauses per calendar month (UTC) by plan name; null means unlimited. */
   planQuotas: Map<string, number | null>;
-  webhookRetryScheduleMs: number[];
+  /** Gaps between attempts of webhook deliveries and notifications (WEBHOOK_RETRY_SCHEDULE_MS). */
+  retryScheduleMs: number[];
   webhookAllowedNetworks: Cidr[];
   role: Role;
   logLevel: string;
@@ -86,7 +87,7 @@ export function loadConfig(env: Env = process.env): Config {
     emailFrom,
     paymentWebhookSecret: read('PAYMENT_WEBHOOK_SECRET'),
     planQuotas: parsePlanQuotas(read('PLAN_QUOTAS') ?? 'free:100,pro:10000,scale:100000'),
-    webhookRetryScheduleMs: parseRetrySchedule(read('WEBHOOK_RETRY_SCHEDULE_MS') ?? '30000,60000,120000'),
+    retryScheduleMs: parseRetrySchedule(read('WEBHOOK_RETRY_SCHEDULE_MS') ?? '30000,60000,120000'),
     webhookAllowedNetworks: parseNetworks(read('WEBHOOK_ALLOWED_NETWORKS') ?? ''),
     role: parseChoice('ROLE', read('ROLE') ?? 'all', ['all', 'api', 'worker'] as const),
     logLevel: parseChoice('LOG_LEVEL', read('LOG_LEVEL') ?? 'info', [

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type Services } from './app.js';
+import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import type { ServiceContext } from './context.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import type { Logger } from './logger.js';
 import { Metrics } from './metrics.js';
@@ -49,7 +50,7 @@ export async function startService(
     const signals = new PauseSignals(store, logger);
     await signals.start();
     const clock = options.clock ?? systemClock;
-    const services: Services = {
+    const services: ServiceContext = {
       config,
       store,
       clock,

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Client } from 'pg';
 import type { Logger } from './logger.js';
+import { KEYS_CHANNEL, PAUSE_CHANNEL, QUEUED_CHANNEL } from './store/channels.js';
 import type { Store } from './store/store.js';
 
 // "Pause X changed" wake-ups for long-polls, and "work was queued" wake-ups
@@ -9,11 +10,6 @@ import type { Store } from './store/store.js';
 // the moment it commits. A wake-up is only a hint: waiters re-read the
 // database, and re-check at least once a second in case one was missed.
 
-export const PAUSE_CHANNEL = 'pausepoint_pause';
-/** Carries a developer id whose API keys were rotated (caches must forget them). */
-export const KEYS_CHANNEL = 'pausepoint_keys';
-/** Webhook deliveries or notifications were written: workers should look now. */
-export const QUEUED_CHANNEL = 'pausepoint_queued';
 const ANY_CHANGE = Symbol('any change');
 const QUEUED = Symbol('queued');
 

@@ -1,12 +1,20 @@
-import type { EventType, PausesTable } from '../store/schema.js';
-
-// The webhook envelope of SPEC §6, serialised once: these bytes are stored and
+// The webhook envelope (README, API reference › Webhooks), serialised once: these bytes are stored and
 // signed and sent unchanged on every attempt.
 
-type PauseForEvent = Pick<
-  PausesTable,
-  'id' | 'developer_id' | 'metadata' | 'response_choice' | 'response_text' | 'response_at' | 'expires_at'
->;
+/** Every event a pause emits, in webhook subscriptions and the events feed. */
+export const EVENT_TYPES = ['pause.responded', 'pause.timed_out', 'pause.cancelled'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+interface PauseForEvent {
+  id: string;
+  developer_id: string;
+  /** The stored JSON object text. */
+  metadata: string;
+  response_choice: string | null;
+  response_text: string | null;
+  response_at: string | null;
+  expires_at: string;
+}
 
 export function eventPayload(type: EventType, pause: PauseForEvent, timestamp: string): string {
   const metadata = JSON.parse(pause.metadata) as Record<string, unknown>;

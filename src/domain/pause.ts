@@ -1,10 +1,19 @@
-import type { PauseStatus, PausesTable } from '../store/schema.js';
-
 // The outcome of a pause as the API shows it: always the stored one. A pause
 // past its expires_at stays `pending` until the expirer records the timeout
 // (within a second). It is never shown as timed out earlier: an answer that
 // started before expires_at may still commit, and a program must never see
 // one outcome and then another.
+
+export type PauseStatus = 'pending' | 'responded' | 'timed_out' | 'cancelled';
+
+/** The stored fields a pause's outcome is read from. */
+export interface StoredOutcome {
+  status: PauseStatus;
+  expires_at: string;
+  response_choice: string | null;
+  response_text: string | null;
+  response_at: string | null;
+}
 
 export interface PauseResponse {
   choice: string | null;
@@ -18,12 +27,11 @@ export interface PauseView {
 }
 
 /** Pending, but past expires_at: answers and cancels already lose. */
-export const isOverdue = (row: Pick<PausesTable, 'status' | 'expires_at'>, now: string) =>
+export const isOverdue = (row: Pick<StoredOutcome, 'status' | 'expires_at'>, now: string) =>
   row.status === 'pending' && row.expires_at <= now;
 
-export function outcomeOf(
-  row: Pick<PausesTable, 'status' | 'expires_at' | 'response_choice' | 'response_text' | 'response_at'>,
-): PauseView {
+/** The pause's outcome as the API shows it now: its status and, once answered or timed out, the response. */
+export function currentOutcome(row: StoredOutcome): PauseView {
   if (row.status === 'responded' || row.status === 'timed_out') {
     return {
       status: row.status,
@@ -41,3 +49,5 @@ export const MAX_EXPIRY_SECONDS = 30 * 24 * 60 * 60;
 export const DEFAULT_EXPIRY_SECONDS = 24 * 60 * 60;
 export const MAX_METADATA_BYTES = 16 * 1024;
 export const DEFAULT_OPTIONS = ['approve', 'reject'];
+/** The most characters a human's free-text answer may have. */
+export const MAX_TEXT_LENGTH = 10_000;

@@ -1,4 +1,5 @@
-// Which outbound destinations pausepoint may reach (DESIGN.md, "Webhooks").
+// Which outbound destinations pausepoint may reach (README, API reference ›
+// Webhooks: the `url` rule).
 //
 // Pure rules, shared by registration (POST /v1/webhooks, notify.slack_webhook_url)
 // and by the SSRF-safe client, which applies isPublicAddress again at connect

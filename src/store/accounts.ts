@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
 import { type IssuedSecret, issueApiKey, issueSessionToken, MODES, type Mode } from '../domain/keys.js';
-import { KEYS_CHANNEL } from '../signals.js';
+import { KEYS_CHANNEL } from './channels.js';
 import { prepared } from './prepared.js';
 import type { Database, DevelopersTable } from './schema.js';
 import type { Store } from './store.js';

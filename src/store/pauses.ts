@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Mode } from '../domain/keys.js';
+import type { PauseStatus } from '../domain/pause.js';
 import { prepared } from './prepared.js';
-import type { Database, PauseStatus, PausesTable } from './schema.js';
+import type { Database, PausesTable } from './schema.js';
 import type { Store } from './store.js';
 
 // Reading pauses, and the insert of a new one. Every change of status is in

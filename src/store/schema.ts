@@ -1,3 +1,7 @@
+import type { EventType } from '../domain/events.js';
+import type { Mode } from '../domain/keys.js';
+import type { PauseStatus } from '../domain/pause.js';
+
 // Row types of every table, as Kysely sees them. Times are ISO 8601 UTC text
 // (fixed width, so they order and compare the same in SQLite and PostgreSQL);
 // booleans are 0/1 integers and JSON is text, for the same reason.
@@ -16,7 +20,7 @@ export interface DevelopersTable {
 export interface ApiKeysTable {
   id: string;
   developer_id: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   key_hash: string;
   prefix: string;
   created_at: string;
@@ -36,13 +40,10 @@ export interface UsageCountersTable {
   live_pauses: number;
 }
 
-export type PauseStatus = 'pending' | 'responded' | 'timed_out' | 'cancelled';
-export type EventType = 'pause.responded' | 'pause.timed_out' | 'pause.cancelled';
-
 export interface PausesTable {
   id: string;
   developer_id: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   status: PauseStatus;
   title: string;
   body: string | null;
@@ -66,7 +67,7 @@ export interface EventsTable {
   id: string;
   pause_id: string;
   developer_id: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   type: EventType;
   /** The exact JSON body delivered to webhooks. */
   payload: string;
@@ -75,7 +76,7 @@ export interface EventsTable {
 
 export interface IdempotencyKeysTable {
   developer_id: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   key: string;
   request_hash: string;
   response_status: number;
@@ -86,7 +87,7 @@ export interface IdempotencyKeysTable {
 export interface WebhooksTable {
   id: string;
   developer_id: string;
-  mode: 'live' | 'test';
+  mode: Mode;
   url: string;
   /** JSON array of event types. */
   events: string;

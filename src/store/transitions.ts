@@ -1,13 +1,13 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import { eventPayload } from '../domain/events.js';
+import { type EventType, eventPayload } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
-import { PAUSE_CHANNEL } from '../signals.js';
+import { PAUSE_CHANNEL } from './channels.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
 import { announceQueued } from './outbox.js';
 import { prepared } from './prepared.js';
-import type { Database, EventsTable, EventType, PausesTable } from './schema.js';
+import type { Database, EventsTable, PausesTable } from './schema.js';
 import type { Store } from './store.js';
 
 // Every way a pause leaves `pending`, in one place. Each is a conditional

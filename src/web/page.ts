@@ -1,3 +1,4 @@
+import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import type { Question } from '../routes/respond/answer.js';
 
 // The response page, rendered on the server: the question is readable and
@@ -78,7 +79,7 @@ function answerForm(state: PageState): string {
     .join('\n');
   const text = question.allow_text
     ? `<label for="text">Comment <span class="hint">(optional)</span></label>
-<textarea id="text" name="text" maxlength="10000" aria-describedby="text-hint"></textarea>
+<textarea id="text" name="text" maxlength="${MAX_TEXT_LENGTH}" aria-describedby="text-hint"></textarea>
 <p class="hint" id="text-hint">Sent along with your answer.</p>`
     : '';
   const confirm = preselected

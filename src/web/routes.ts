@@ -2,6 +2,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import { ApiError } from '../errors.js';
 import { pauseForToken, questionOf, submitAnswer } from '../routes/respond/answer.js';
 import { PAGE_CSS, PAGE_JS } from './assets.js';
@@ -115,7 +116,7 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
         params: TokenParams,
         body: Type.Object({
           choice: Type.String({ maxLength: 100 }),
-          text: Type.Optional(Type.String({ maxLength: 10_000 })),
+          text: Type.Optional(Type.String({ maxLength: MAX_TEXT_LENGTH })),
         }),
       },
       onRequest: limitByAddress,

@@ -1,10 +1,10 @@
-import type { Services } from '../app.js';
+import type { ServiceContext } from '../context.js';
 import { hmacSha256 } from '../domain/crypto.js';
 import { unseal } from '../domain/sealed.js';
 import { loadDeliveries } from '../store/deliveries.js';
 import { httpAttempt, outboxTick } from './outbox-worker.js';
 
-// Sends due webhook deliveries (SPEC §6): the stored body, byte for byte,
+// Sends due webhook deliveries (README, API reference › Webhooks): the stored body, byte for byte,
 // signed with the webhook's secret. A 2xx settles it; anything else is retried
 // on WEBHOOK_RETRY_SCHEDULE_MS (30 s, 60 s, 120 s) and then marked failed.
 
@@ -36,7 +36,7 @@ function secretUnsealer(key: Buffer): (sealed: string) => string {
 }
 
 export function deliverWebhooksTick(
-  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'metrics'>,
+  services: Pick<ServiceContext, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'metrics'>,
 ) {
   const { store, logger, keys, outbound } = services;
   const secretOf = secretUnsealer(keys.atRest);

@@ -1,4 +1,4 @@
-import type { Services } from '../app.js';
+import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { expireDuePauses, nextExpiry } from '../store/transitions.js';
 
@@ -11,7 +11,7 @@ export const BATCH_SIZE = 500;
 export const MAX_SLEEP_MS = 500;
 const MIN_SLEEP_MS = 20;
 
-export function expirePausesTick(services: Pick<Services, 'store' | 'clock' | 'signals' | 'logger' | 'metrics'>) {
+export function expirePausesTick(services: Pick<ServiceContext, 'store' | 'clock' | 'signals' | 'logger' | 'metrics'>) {
   const { store, clock, signals, logger, metrics } = services;
   return async (): Promise<number> => {
     for (;;) {

@@ -1,4 +1,4 @@
-import type { Services } from '../app.js';
+import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import type { PostResult } from '../net/safe-client.js';
 import {
@@ -44,7 +44,7 @@ export interface OutboxSpec<T extends Claim> {
 }
 
 /** What happens after an attempt: done, again after the next gap, or failed for good. */
-export function outcomeOf(result: AttemptResult, attempts: number, schedule: number[], now: Date): AttemptOutcome {
+export function nextAttempt(result: AttemptResult, attempts: number, schedule: number[], now: Date): AttemptOutcome {
   if (result.ok) return { kind: 'succeeded', statusCode: result.statusCode };
   const gap = schedule[attempts - 1];
   if (gap === undefined) return { kind: 'failed', statusCode: result.statusCode, error: result.error };
@@ -57,7 +57,7 @@ export function outcomeOf(result: AttemptResult, attempts: number, schedule: num
 }
 
 export function outboxTick<T extends Claim>(
-  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config' | 'metrics'>,
+  services: Pick<ServiceContext, 'store' | 'clock' | 'logger' | 'config' | 'metrics'>,
   spec: OutboxSpec<T>,
 ) {
   const { store, clock, logger, config, metrics } = services;
@@ -89,7 +89,7 @@ export function outboxTick<T extends Claim>(
   async function run(item: T): Promise<void> {
     const result = await spec.attempt(item);
     const now = clock.now();
-    const outcome = outcomeOf(result, item.attempts, config.webhookRetryScheduleMs, now);
+    const outcome = nextAttempt(result, item.attempts, config.retryScheduleMs, now);
     const settled =
       outcome.kind === 'succeeded'
         ? await settleSuccess(item, outcome.statusCode)

@@ -1,4 +1,4 @@
-import type { Services } from '../app.js';
+import type { ServiceContext } from '../context.js';
 import { unseal } from '../domain/sealed.js';
 import { loadNotifications } from '../store/notifications.js';
 import { httpAttempt, outboxTick } from './outbox-worker.js';
@@ -9,7 +9,7 @@ import { httpAttempt, outboxTick } from './outbox-worker.js';
 export const BATCH_SIZE = 32;
 
 export function sendNotificationsTick(
-  services: Pick<Services, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'metrics' | 'mailer'>,
+  services: Pick<ServiceContext, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'metrics' | 'mailer'>,
 ) {
   const { store, logger, keys, outbound, mailer } = services;
   return outboxTick(services, {

@@ -1,4 +1,4 @@
-import type { Services } from '../app.js';
+import type { ServiceContext } from '../context.js';
 import { deliverWebhooksTick } from './deliver-webhooks.js';
 import { expirePausesTick } from './expire-pauses.js';
 import { Loop } from './loop.js';
@@ -8,7 +8,7 @@ import { sendNotificationsTick } from './send-notifications.js';
 export class Worker {
   private readonly loops: Loop[];
 
-  constructor(services: Services) {
+  constructor(services: ServiceContext) {
     const deliveries = new Loop('deliver-webhooks', deliverWebhooksTick(services), services.logger);
     const notifications = new Loop('send-notifications', sendNotificationsTick(services), services.logger);
     this.loops = [new Loop('expire-pauses', expirePausesTick(services), services.logger), deliveries, notifications];

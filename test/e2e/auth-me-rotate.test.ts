@@ -314,7 +314,7 @@ describe('accounts and keys', () => {
       expectUnauthorized(await call(service.url, 'GET', '/v1/pause', { token: session }));
     });
 
-    it('are refused by every documented key-only operation; only the SPEC §5.3 six are public', async () => {
+    it('are refused by every documented key-only operation; only the six documented ones are public', async () => {
       const account = await registerAccount(service.url);
       const session = await login(service, account);
       const document = (await call(service.url, 'GET', '/openapi.json')).body;

@@ -5,6 +5,9 @@ import { type Browser, type BrowserContextOptions, chromium, type Page } from 'p
 // A real Chromium for end-to-end tests of the human pages. Only the system
 // browser is used: nothing is ever downloaded.
 
+/** Debian's Chromium, or the Chromium or Chrome that CHROMIUM_PATH names (e.g. on a Mac). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
 /** Where tests write screenshots (git-ignored); created on first use. */
 export function artifactsDir(): string {
   const dir = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
@@ -14,7 +17,7 @@ export function artifactsDir(): string {
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM_PATH,
     args: [
       '--headless',
       '--no-sandbox',

@@ -5,47 +5,17 @@ import ipaddr from 'ipaddr.js';
 // shaped by the endpoints' own schemas, headers, and IP addresses in every
 // notation a URL host may take.
 
-// ---------------------------------------------------------------------------
-// Inputs that make the service fail today.
-//
-// Each entry names a family of inputs for which the service answers 5xx (or
-// otherwise breaks a property). They were found by these properties and
-// reported with the commit that added them. The generators leave them out so
-// that the suite passes. PROPERTY_INCLUDE_KNOWN_BUGS=all puts them all back
-// (or name some, comma-separated: PROPERTY_INCLUDE_KNOWN_BUGS=nulOnPostgres,maxJsonDepth)
-// to see the counterexamples. Delete each entry once its bug is fixed.
-// ---------------------------------------------------------------------------
-const included = new Set((process.env.PROPERTY_INCLUDE_KNOWN_BUGS ?? '').split(',').map((s) => s.trim()));
-/** For an entry of a live bug: `name: !includeKnownBug('name')`. */
-export const includeKnownBug = (name: string) => included.has('all') || included.has('1') || included.has(name);
-
-export const knownBugs = {
-  /**
-   * Not a bug any more: U+0000 in any text is refused with 400 by design
-   * (PostgreSQL cannot store it; src/http/input-safety.ts). Generators whose
-   * property needs a request to succeed leave it out; the others keep it.
-   */
-  nulOnPostgres: true,
-  /** Fixed: nesting deeper than 64 levels is a 400 (src/http/input-safety.ts). */
-  maxJsonDepth: 20_000,
-  /** Fixed: `created` must be a whole, non-negative number; the columns are 64-bit (migration 0006). */
-  int32CreatedOnPostgres: false,
-  /** Fixed: a `since` that Date cannot hold (a leap second) is a 400. */
-  leapSecondSince: false,
-  /** Fixed: the page's error handlers answer a refused body with its 4xx status. */
-  pageBodyErrors: false,
-  /** Fixed: views show only the stored outcome, so a long-poll never reports a timeout an answer then beats. */
-  staleLongPollNearExpiry: false,
-};
-
-/** Removes U+0000 (raw or as a JSON escape) while PostgreSQL cannot store it. */
+/**
+ * Removes U+0000 (raw or as a JSON escape). The service refuses it in any text
+ * with 400 (PostgreSQL cannot store it), so generators whose property needs a
+ * request to succeed leave it out; the others keep it.
+ */
 export function scrubText(text: string): string {
-  return knownBugs.nulOnPostgres ? text.replaceAll('\u0000', '').replace(/\\u0000/gi, '') : text;
+  return text.replaceAll('\u0000', '').replace(/\\u0000/gi, '');
 }
 
 /** The same for every string and key of a value. */
 export function scrubValue<T>(value: T): T {
-  if (!knownBugs.nulOnPostgres) return value;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return scrubText(v);
     if (Array.isArray(v)) return v.map(walk);
@@ -195,7 +165,8 @@ export function nested(depth: number, kind: 'array' | 'object' | 'mixed'): strin
 
 export const deepJson: fc.Arbitrary<string> = fc
   .tuple(
-    fc.integer({ min: 1, max: knownBugs.maxJsonDepth }),
+    // Far past the service's 64-level limit.
+    fc.integer({ min: 1, max: 20_000 }),
     fc.constantFrom('array', 'object', 'mixed') as fc.Arbitrary<'array' | 'object' | 'mixed'>,
   )
   .map(([depth, kind]) => nested(depth, kind));
@@ -293,9 +264,7 @@ export const dateTimeString: fc.Arbitrary<string> = fc.oneof(
     '',
   ),
   // Leap seconds, valid to ajv's date-time format and not to new Date().
-  ...(knownBugs.leapSecondSince
-    ? []
-    : [fc.constantFrom('2016-12-31T23:59:60Z', '2026-06-30T23:59:60Z', '2026-12-31T23:59:60.999Z')]),
+  fc.constantFrom('2016-12-31T23:59:60Z', '2026-06-30T23:59:60Z', '2026-12-31T23:59:60.999Z'),
 );
 
 const wrongType: fc.Arbitrary<unknown> = fc.oneof(
@@ -727,7 +696,7 @@ export const anyV6: fc.Arbitrary<ipaddr.IPv6> = fc.oneof(
 );
 
 /**
- * The design's rule (DESIGN.md, "Webhooks"), written independently of
+ * The documented rule (README, API reference › Webhooks: `url`), written independently of
  * src/net/address-policy.ts: public when ipaddr.js classes it `unicast` and it
  * lies outside ::/8, IPv4-mapped and IPv4-compatible addresses being judged as
  * the IPv4 address they carry.

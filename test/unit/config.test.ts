@@ -32,7 +32,7 @@ describe('loadConfig defaults', () => {
       ['pro', 10000],
       ['scale', 100000],
     ]);
-    expect(config.webhookRetryScheduleMs).toEqual([30000, 60000, 120000]);
+    expect(config.retryScheduleMs).toEqual([30000, 60000, 120000]);
     expect(config.webhookAllowedNetworks).toEqual([]);
     expect(config.role).toBe('all');
     expect(config.logLevel).toBe('info');
@@ -45,7 +45,7 @@ describe('loadConfig defaults', () => {
     expect(config.port).toBe(3000);
     expect(config.host).toBe('127.0.0.1');
     expect(config.planQuotas.get('free')).toBe(100);
-    expect(config.webhookRetryScheduleMs).toEqual([30000, 60000, 120000]);
+    expect(config.retryScheduleMs).toEqual([30000, 60000, 120000]);
     expect(config.role).toBe('all');
   });
 
@@ -79,7 +79,7 @@ describe('loadConfig defaults', () => {
       ['free', 5],
       ['pro', 50],
     ]);
-    expect(config.webhookRetryScheduleMs).toEqual([10, 20, 30]);
+    expect(config.retryScheduleMs).toEqual([10, 20, 30]);
     expect(config.webhookAllowedNetworks.map(([address, bits]) => `${address.toString()}/${bits}`)).toEqual([
       '127.0.0.0/8',
       '10.20.0.0/16',

@@ -8,7 +8,7 @@ import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../src/dom
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 describe('API keys and session tokens', () => {
-  it('issues keys in the SPEC format, with their SHA-256 and display prefix', () => {
+  it('issues keys as svc_<mode>_ + 48 hex, with their SHA-256 and display prefix', () => {
     expect(MODES).toEqual(['live', 'test']);
     for (const mode of MODES) {
       const key = issueApiKey(mode);

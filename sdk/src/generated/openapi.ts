@@ -2089,7 +2089,7 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 created_at: string;
-                                /** @description The exact webhook body (SPEC §6 envelope). */
+                                /** @description The exact JSON body delivered to webhooks. */
                                 payload: {
                                     [key: string]: unknown;
                                 };

@@ -26,7 +26,7 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Log in; returns a one-hour session for reading the account and rotating keys',
         tags: ['auth'],
-        // Public (SPEC §5.3): overrides the document-wide bearer requirement.
+        // Public (one of the six endpoints without a key): overrides the document-wide bearer requirement.
         security: [],
         body: Credentials,
         response: { 200: LoggedIn, ...errorResponses(400, 401, 429) },

@@ -29,7 +29,7 @@ export const registerRoute: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Create an account with a live and a test API key',
         tags: ['auth'],
-        // Public (SPEC §5.3): overrides the document-wide bearer requirement.
+        // Public (one of the six endpoints without a key): overrides the document-wide bearer requirement.
         security: [],
         body: Credentials,
         response: { 201: Registered, ...errorResponses(400, 409, 429) },

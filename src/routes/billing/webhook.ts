@@ -8,8 +8,9 @@ import { errorResponses } from '../../http/schemas.js';
 import { applyBillingEvent } from '../../store/billing.js';
 
 // POST /v1/billing/webhook: the payment provider's events, authenticated by
-// the Payment-Signature header over the raw body (SPEC §4, §5.5). The body is
-// kept as bytes until the signature has been checked.
+// the Payment-Signature header over the raw body (README, API reference ›
+// Plans, quota and billing). The body is kept as bytes until the signature has
+// been checked.
 
 const Received = Type.Object({
   received: Type.Literal(true),

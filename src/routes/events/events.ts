@@ -20,7 +20,7 @@ const EventObject = Type.Object({
   type: Type.String(),
   pause_id: Type.String(),
   created_at: Timestamp,
-  payload: Type.Object({}, { additionalProperties: true, description: 'The exact webhook body (SPEC §6 envelope).' }),
+  payload: Type.Object({}, { additionalProperties: true, description: 'The exact JSON body delivered to webhooks.' }),
 });
 
 const EventList = Type.Object({

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { longPoll, MAX_WAIT_SECONDS } from '../../actions/long-poll.js';
 import { isoTime } from '../../domain/clock.js';
-import { outcomeOf } from '../../domain/pause.js';
+import { currentOutcome } from '../../domain/pause.js';
 import { notFound } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
@@ -43,7 +43,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
           if (!pause) throw notFound('Pause');
           return pause;
         },
-        isDone: (row) => outcomeOf(row).status !== 'pending',
+        isDone: (row) => currentOutcome(row).status !== 'pending',
         // Every transition signals, the expirer's timeouts included.
         wake: (row, ms) => signals.wait(row.id, ms),
         isClosed: () => signals.isClosed,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
-import { outcomeOf } from '../../domain/pause.js';
+import { currentOutcome } from '../../domain/pause.js';
 import { responseToken } from '../../domain/response-token.js';
 import { ModeSchema, Timestamp } from '../../http/schemas.js';
 import type { NotificationSummary } from '../../store/notifications.js';
@@ -75,7 +75,7 @@ export function presentPause(
   notifications: NotificationSummary[] = [],
   url = responseUrl(app, row.id),
 ): PauseObjectType {
-  const { status, response } = outcomeOf(row);
+  const { status, response } = currentOutcome(row);
   return {
     id: row.id,
     object: 'pause',

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { isoTime } from '../../domain/clock.js';
-import { outcomeOf, type PauseView } from '../../domain/pause.js';
+import { currentOutcome, MAX_TEXT_LENGTH, type PauseView } from '../../domain/pause.js';
 import { verifyResponseToken } from '../../domain/response-token.js';
 import { ApiError, invalidField } from '../../errors.js';
 import { getPause } from '../../store/pauses.js';
@@ -10,8 +10,6 @@ import { respondToPause } from '../../store/transitions.js';
 // What the human sees and does, shared by the JSON API (/v1/respond/{token})
 // and the HTML page (/r/{token}). Only the question is ever shown: never
 // metadata, notify targets or anything about the developer.
-
-export const MAX_TEXT_LENGTH = 10_000;
 
 export interface Question extends PauseView {
   title: string;
@@ -38,7 +36,7 @@ export function questionOf(pause: PausesTable): Question {
     options: JSON.parse(pause.options),
     allow_text: pause.allow_text === 1,
     expires_at: pause.expires_at,
-    ...outcomeOf(pause),
+    ...currentOutcome(pause),
   };
 }
 
@@ -52,7 +50,8 @@ export async function submitAnswer(
   if (!question.options.includes(answer.choice)) throw invalidField('choice', 'must be one of the options');
   const text = answer.text === undefined || answer.text === '' ? null : answer.text;
   if (text !== null && !question.allow_text) throw invalidField('text', 'is not accepted for this pause');
-  if (text !== null && text.length > MAX_TEXT_LENGTH) throw invalidField('text', 'must be at most 10,000 characters');
+  if (text !== null && text.length > MAX_TEXT_LENGTH)
+    throw invalidField('text', `must be at most ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters`);
 
   const now = isoTime(app.services.clock.now());
   const responded = await respondToPause(app.services.store, { pauseId: pause.id, choice: answer.choice, text, now });

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { MAX_TEXT_LENGTH } from '../../domain/pause.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 import { PauseStatusSchema, ResponseSchema } from '../pauses/schemas.js';
-import { MAX_TEXT_LENGTH, pauseForToken, questionOf, submitAnswer } from './answer.js';
+import { pauseForToken, questionOf, submitAnswer } from './answer.js';
 
 // No length rule here: any token that is not genuine is a 404, whatever its shape.
 const TokenParams = Type.Object({ token: Type.String() });

@@ -2,8 +2,6 @@ import Type from 'typebox';
 import { ModeSchema, Timestamp } from '../../http/schemas.js';
 import type { DeliveriesTable, WebhooksTable } from '../../store/schema.js';
 
-export const EVENT_TYPES = ['pause.responded', 'pause.timed_out', 'pause.cancelled'] as const;
-
 export const WebhookObject = Type.Object({
   id: Type.String(),
   object: Type.Literal('webhook'),

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { isoTime } from '../../domain/clock.js';
+import { EVENT_TYPES } from '../../domain/events.js';
 import { newId } from '../../domain/ids.js';
 import { seal } from '../../domain/sealed.js';
 import { ApiError, notFound } from '../../errors.js';
@@ -8,7 +9,7 @@ import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { checkWebhookUrl } from '../../net/address-policy.js';
 import { insertWebhookUnderCap } from '../../store/webhooks.js';
-import { EVENT_TYPES, presentWebhook, WebhookIdParams, WebhookObject } from './schemas.js';
+import { presentWebhook, WebhookIdParams, WebhookObject } from './schemas.js';
 
 export const MAX_WEBHOOKS = 20;
 export const MIN_SECRET_LENGTH = 16;

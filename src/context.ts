@@ -1,0 +1,29 @@
+import type { Config } from './config.js';
+import type { Clock } from './domain/clock.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import type { SafeClient } from './net/safe-client.js';
+import type { Mailer } from './notify/mailer.js';
+import type { ServiceKeys } from './secrets.js';
+import type { PauseSignals } from './signals.js';
+import type { Store } from './store/store.js';
+
+/**
+ * The shared resources of one running service, built once by startService()
+ * and handed to the HTTP layer (as `app.services`) and to the worker loops.
+ */
+export interface ServiceContext {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  keys: ServiceKeys;
+  logger: Logger;
+  signals: PauseSignals;
+  /** Email through SMTP; undefined when SMTP_URL and EMAIL_FROM are not set. */
+  mailer: Mailer | undefined;
+  /** The one SSRF-safe client for every outbound request. */
+  outbound: SafeClient;
+  metrics: Metrics;
+  /** PUBLIC_BASE_URL, or the address the API listens on once it does. */
+  publicBaseUrl: string;
+}
