@@ -82,7 +82,9 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
       await sql`commit`.execute(connection);
       return applied;
     } catch (error) {
-      await sql`rollback`.execute(connection);
+      // SQLite may have rolled back already (a full disk): then this ROLLBACK
+      // fails, and the error that says what went wrong is the one to report.
+      await sql`rollback`.execute(connection).catch(() => {});
       throw error;
     }
   });

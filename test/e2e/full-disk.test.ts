@@ -1,0 +1,72 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testEngine } from '../helpers/database.js';
+import { type Account, call, registerAccount } from '../helpers/http.js';
+import { createPause } from '../helpers/pauses.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+// When the database refuses writes (a full disk) while it still answers
+// reads: failed requests are logged with the database's own error.
+
+const bigBody = 'x'.repeat(9_000);
+
+describe.runIf(testEngine === 'sqlite')('a full disk (SQLite)', () => {
+  let service: TestService;
+  let account: Account;
+  let pauseIds: string[];
+  beforeAll(async () => {
+    service = await startTestService();
+    account = await registerAccount(service.url);
+    pauseIds = [];
+    for (let i = 0; i < 5; i += 1) pauseIds.push((await createPause(service.url, account.live)).id);
+  });
+  afterAll(() => service?.destroy());
+
+  /** Caps the service's own connection at the file's current size, so any growth fails with SQLITE_FULL. */
+  const fillDisk = async () => {
+    const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(service.store.db);
+    await sql.raw(`pragma max_page_count = ${rows[0]!.page_count}`).execute(service.store.db);
+  };
+  const freeDisk = () => sql.raw('pragma max_page_count = 1073741823').execute(service.store.db);
+
+  it('logs the original error, not the failed rollback, and recovers once there is room', async () => {
+    await fillDisk();
+    const failed = await call(service.url, 'POST', '/v1/pause', {
+      token: account.live,
+      body: { title: 'Fits?', body: bigBody },
+    });
+    expect(failed.status).toBe(500);
+    expect(failed.body.error.code).toBe('internal_error');
+    expect(failed.text).not.toMatch(/disk|sqlite/i);
+
+    const logged = service.logs
+      .map((line) => JSON.parse(line))
+      .find((e) => e.reqId === failed.body.error.request_id && e.err);
+    expect(logged?.err?.message).toBe('database or disk is full');
+    expect(service.logs.join('\n')).not.toMatch(/cannot rollback|no such savepoint/);
+
+    // Reads still work meanwhile.
+    expect((await call(service.url, 'GET', '/v1/auth/me', { token: account.live })).status).toBe(200);
+
+    await freeDisk();
+    await createPause(service.url, account.live, { body: bigBody });
+  });
+
+  it('fails writes that share a commit with the original error, and commits them once there is room', async () => {
+    // Writes issued in the same turn share one transaction (group commit).
+    const grouped = () =>
+      Promise.allSettled(
+        pauseIds.map((id) =>
+          service.store.write((trx) => trx.updateTable('pauses').set({ body: bigBody }).where('id', '=', id).execute()),
+        ),
+      );
+    await fillDisk();
+    const failed = await grouped();
+    for (const outcome of failed) {
+      expect(outcome.status).toBe('rejected');
+      expect((outcome as PromiseRejectedResult).reason.message).toBe('database or disk is full');
+    }
+    await freeDisk();
+    expect((await grouped()).map((outcome) => outcome.status)).toEqual(pauseIds.map(() => 'fulfilled'));
+  });
+});
