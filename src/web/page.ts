@@ -138,8 +138,8 @@ export function renderNotFoundPage(): string {
 }
 
 export function renderErrorPage(
-  title = 'Something went wrong',
-  message = 'This page could not be shown just now. Please try again in a moment.',
+  title = 'Something went wrong on our side',
+  message = 'Your link is fine. Please try again in a moment.',
 ): string {
   return layout(title, `<article class="card"><h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p></article>`);
 }
