@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
 
 // Whether the database takes writes, as the writes themselves tell: a write
-// refused for want of disk, by a read-only or damaged database or a lost
-// connection marks the write path as failing, and the next write that commits
-// clears it. /health reports it, so a full disk is not a quiet run of 500s
-// while the health check still answers 200.
+// refused for want of disk or by a read-only or damaged database marks the
+// write path as failing, and the next write that commits clears it. /health
+// reports it, so a full disk is not a quiet run of 500s while the health check
+// still answers 200.
 
 /**
  * Why an error means the database cannot take writes just now, in words safe
@@ -27,13 +27,8 @@ export function storageFailure(error: unknown): string | undefined {
   if (code.startsWith('58')) return 'the database server reports a system error';
   if (code === '25006') return 'the database is read-only';
   if (code.startsWith('XX')) return 'the database reports an internal error or damage';
-  if (code.startsWith('08') || code.startsWith('57P')) return 'the database connection failed';
-  // Node's socket errors (ECONNREFUSED, ECONNRESET, ...), and pg's own, which have no code.
-  if (/^E[A-Z]+$/.test(code)) return 'the database connection failed';
-  const message = error instanceof Error ? error.message : '';
-  if (/connection terminated|timeout exceeded when trying to connect|not queryable/i.test(message)) {
-    return 'the database connection failed';
-  }
+  // A lost connection is not counted: the pool replaces it, and a database
+  // that cannot be reached at all fails the health check's own query.
   return undefined;
 }
 
@@ -100,16 +95,30 @@ export function trackWrites(dialect: Dialect, health: WriteHealth): Dialect {
   };
 }
 
+/** What one connection's current transaction has done. */
+interface TransactionState {
+  open: boolean;
+  changed: boolean;
+}
+
 function trackingDriver(driver: Driver, health: WriteHealth): Driver {
-  const tracked = new WeakSet<DatabaseConnection>();
+  const states = new WeakMap<DatabaseConnection, TransactionState>();
   const acquire = driver.acquireConnection.bind(driver);
   driver.acquireConnection = async () => {
     const connection = await acquire();
-    if (!tracked.has(connection)) {
-      track(connection, health);
-      tracked.add(connection);
-    }
+    if (!states.has(connection)) states.set(connection, track(connection, health));
     return connection;
+  };
+  // However it ends (SQLite may have rolled back by itself, and then no
+  // ROLLBACK is sent), a rolled-back transaction committed nothing.
+  const rollback = driver.rollbackTransaction.bind(driver);
+  driver.rollbackTransaction = async (connection) => {
+    try {
+      await rollback(connection);
+    } finally {
+      const state = states.get(connection);
+      if (state) Object.assign(state, { open: false, changed: false });
+    }
   };
   return driver;
 }
@@ -117,10 +126,9 @@ function trackingDriver(driver: Driver, health: WriteHealth): Driver {
 // The connection's own method is replaced (as Kysely does for its query log):
 // drivers reach their connections' private state, so a wrapper object would
 // not do.
-function track(connection: DatabaseConnection, health: WriteHealth): void {
+function track(connection: DatabaseConnection, health: WriteHealth): TransactionState {
   const execute = connection.executeQuery.bind(connection);
-  let inTransaction = false;
-  let changed = false;
+  const state: TransactionState = { open: false, changed: false };
   connection.executeQuery = async <R>(query: CompiledQuery) => {
     const statement = statementOf(query);
     let result: QueryResult<R>;
@@ -128,35 +136,31 @@ function track(connection: DatabaseConnection, health: WriteHealth): void {
       result = await execute<R>(query);
     } catch (error) {
       const reason = statement === 'read' ? undefined : storageFailure(error);
-      if (reason) {
-        health.refused(reason);
-        changed = false;
-      }
+      if (reason) health.refused(reason);
+      if (statement === 'rollback') Object.assign(state, { open: false, changed: false });
       throw error;
     }
     switch (statement) {
       case 'begin':
-        inTransaction = true;
-        changed = false;
+        Object.assign(state, { open: true, changed: false });
         break;
       case 'change':
         if (!changedRows(result)) break;
-        if (inTransaction) changed = true;
+        if (state.open) state.changed = true;
         else health.committed();
         break;
       case 'commit': {
         // PostgreSQL answers COMMIT of a failed transaction with ROLLBACK.
         const rolledBack = (result.rows[0] as { command?: string } | undefined)?.command === 'ROLLBACK';
-        if (changed && !rolledBack) health.committed();
-        inTransaction = false;
-        changed = false;
+        if (state.changed && !rolledBack) health.committed();
+        Object.assign(state, { open: false, changed: false });
         break;
       }
       case 'rollback':
-        inTransaction = false;
-        changed = false;
+        Object.assign(state, { open: false, changed: false });
         break;
     }
     return result;
   };
+  return state;
 }
