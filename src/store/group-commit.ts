@@ -61,7 +61,7 @@ export function groupCommitter(db: Kysely<Database>): <T>(work: Work<T>) => Prom
           try {
             outcomes.push({ ok: true, value: await work(trx) });
           } catch (error) {
-            await sql`rollback to grouped_write`.execute(trx);
+            await rollbackToSavepoint(trx, error);
             outcomes.push({ ok: false, error });
           }
           await sql`release grouped_write`.execute(trx);
@@ -94,4 +94,17 @@ export function groupCommitter(db: Kysely<Database>): <T>(work: Work<T>) => Prom
       flushing = true;
       setImmediate(flush);
     });
+}
+
+/**
+ * Undoes one write. Should SQLite have rolled the whole transaction back on
+ * its own (a full disk, an I/O error), the savepoint is gone with it: then
+ * the write's own error, which says what went wrong, fails the whole group.
+ */
+async function rollbackToSavepoint(trx: Transaction<Database>, writeError: unknown): Promise<void> {
+  try {
+    await sql`rollback to grouped_write`.execute(trx);
+  } catch {
+    throw writeError;
+  }
 }

@@ -3,7 +3,12 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
-import { SqliteDialect, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
+import {
+  type DatabaseConnection,
+  type Driver,
+  SqliteDialect,
+  type SqliteDatabase as SqliteDialectDatabase,
+} from 'kysely';
 
 // The embedded default: one better-sqlite3 connection in WAL mode, with its
 // statements kept prepared and its checkpoints moved off the event loop.
@@ -28,12 +33,37 @@ export function sqliteDialect(path: string): SqliteDialect {
   database.pragma('foreign_keys = ON');
   database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   const checkpointer = path === ':memory:' ? undefined : startCheckpointer(database, path);
-  return new SqliteDialect({
+  return new RollbackSafeSqliteDialect(database, {
     database: withStatementCache(database, () => {
       checkpointer?.stop();
       database.close();
     }),
   });
+}
+
+/**
+ * On some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, ...) SQLite rolls
+ * the whole transaction back by itself. Kysely then sends ROLLBACK anyway, which
+ * fails with "cannot rollback - no transaction is active", and that error, not
+ * the one that said what went wrong, is what reaches the caller and the log.
+ * So ROLLBACK is only sent while a transaction is still open.
+ */
+class RollbackSafeSqliteDialect extends SqliteDialect {
+  readonly #database: SqliteDatabase.Database;
+
+  constructor(database: SqliteDatabase.Database, config: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(config);
+    this.#database = database;
+  }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection: DatabaseConnection) => {
+      if (this.#database.inTransaction) await rollback(connection);
+    };
+    return driver;
+  }
 }
 
 /**

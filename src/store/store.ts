@@ -1,9 +1,11 @@
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { performance } from 'node:perf_hooks';
+import { DEFAULT_MIGRATION_LOCK_TABLE, Kysely, MIGRATION_LOCK_ID, Migrator, PostgresDialect, sql } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
 import { groupCommitter, type Work } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { sqliteDialect } from './sqlite.js';
+import { trackWrites, WriteHealth } from './write-health.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -22,14 +24,30 @@ export interface Store {
    */
   write<T>(work: Work<T>): Promise<T>;
   ping(): Promise<void>;
+  /**
+   * Why the database refuses writes (a full disk, read-only), as the last
+   * write found; undefined while writes commit. While writes are failing and
+   * none has been tried for a while, this tries one, so that the service
+   * notices the database is back even when nothing else writes.
+   */
+  writeFailure(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
+/** How long writes must have been failing quietly before a health check tries one itself, and how often. */
+const WRITE_PROBE_INTERVAL_MS = 5000;
+
 export function openStore(config: DatabaseConfig): Store {
+  const writeHealth = new WriteHealth();
   const db = new Kysely<Database>({
-    dialect: config.kind === 'sqlite' ? sqliteDialect(config.path) : postgresDialect(config.url),
+    dialect: trackWrites(
+      config.kind === 'sqlite' ? sqliteDialect(config.path) : postgresDialect(config.url),
+      writeHealth,
+    ),
   });
   let closed: Promise<void> | undefined;
+  let probe: Promise<unknown> | undefined;
+  let probedAt = Number.NEGATIVE_INFINITY;
   const grouped = config.kind === 'sqlite' ? groupCommitter(db) : undefined;
   return {
     db,
@@ -39,11 +57,36 @@ export function openStore(config: DatabaseConfig): Store {
     async ping() {
       await sql`select 1`.execute(db);
     },
+    async writeFailure() {
+      const due = performance.now() - probedAt >= WRITE_PROBE_INTERVAL_MS;
+      if (writeHealth.failure && writeHealth.quietForMs >= WRITE_PROBE_INTERVAL_MS && due && !probe) {
+        probedAt = performance.now();
+        // Its outcome reaches writeHealth like any write's.
+        probe = probeWrite(db)
+          .catch(() => {})
+          .finally(() => {
+            probe = undefined;
+          });
+      }
+      await probe;
+      return writeHealth.failure;
+    },
     close() {
       closed ??= db.destroy();
       return closed;
     },
   };
+}
+
+/**
+ * The smallest write that must reach the disk: it rewrites the one row of
+ * Kysely's migration-lock table as it is. No migration reads that value on
+ * these engines: PostgreSQL's lock is an advisory lock, SQLite needs none.
+ */
+async function probeWrite(db: Kysely<Database>): Promise<void> {
+  await sql`update ${sql.table(DEFAULT_MIGRATION_LOCK_TABLE)} set is_locked = is_locked where id = ${MIGRATION_LOCK_ID}`.execute(
+    db,
+  );
 }
 
 function postgresDialect(url: string): PostgresDialect {
@@ -82,7 +125,9 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
       await sql`commit`.execute(connection);
       return applied;
     } catch (error) {
-      await sql`rollback`.execute(connection);
+      // SQLite may have rolled back already (a full disk): then this ROLLBACK
+      // fails, and the error that says what went wrong is the one to report.
+      await sql`rollback`.execute(connection).catch(() => {});
       throw error;
     }
   });

@@ -1,6 +1,8 @@
 // The response page's own stylesheet and script, served from this origin
 // (the CSP allows nothing else). The page works fully without the script,
-// which only keeps the "time left" line current and stops double submits.
+// which only shows times in the reader's zone, keeps the "time left" line
+// current (and the page honest once the deadline passes) and stops double
+// submits.
 
 export const PAGE_CSS = `
 :root { color-scheme: light dark; --fg: #1b1d21; --muted: #5d6470; --bg: #f6f7f9; --card: #fff; --line: #d9dde3;
@@ -42,23 +44,45 @@ footer { margin-top: 1.5rem; color: var(--muted); font-size: .8rem; text-align: 
 
 export const PAGE_JS = `
 (function () {
+  // Times come in UTC from the server; show them in the reader's own zone, named.
+  var localTime;
+  try {
+    localTime = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric',
+      hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+  } catch (e) {}
+  if (localTime) {
+    document.querySelectorAll('time[datetime]').forEach(function (t) {
+      var at = new Date(t.getAttribute('datetime'));
+      if (isNaN(at.getTime())) return;
+      t.title = t.textContent;
+      t.textContent = localTime.format(at);
+    });
+  }
+
   var el = document.querySelector('[data-expires-at]');
   if (el) {
     var expiresAt = Date.parse(el.getAttribute('data-expires-at'));
     var out = el.querySelector('[data-countdown]');
     var tick = function () {
       var left = expiresAt - Date.now();
-      if (left <= 0) {
-        out.textContent = 'This request has expired.';
-        var note = document.querySelector('[data-expired-note]');
-        if (note) { note.hidden = false; note.textContent = 'Time is up: this request no longer takes answers.'; }
-        document.querySelectorAll('form button').forEach(function (b) { b.disabled = true; });
-        return;
-      }
+      if (left <= 0) { expire(); return; }
       out.textContent = 'Time left: ' + formatLeft(left);
       setTimeout(tick, left > 120000 ? 30000 : 1000);
     };
     tick();
+  }
+  // The deadline passed while the page was open: it says so, as a page
+  // loaded now would, and takes no answer.
+  function expire() {
+    var eyebrow = document.querySelector('.eyebrow');
+    if (eyebrow) eyebrow.textContent = 'No longer open';
+    var time = el.querySelector('time');
+    el.textContent = '';
+    el.appendChild(document.createTextNode('Expired' + (time ? ' at ' : '.')));
+    if (time) { el.appendChild(time); el.appendChild(document.createTextNode('.')); }
+    var note = document.querySelector('[data-expired-note]');
+    if (note) { note.hidden = false; note.textContent = 'This request has expired: no decision is needed any more.'; }
+    document.querySelectorAll('form button, form textarea').forEach(function (b) { b.disabled = true; });
   }
   function formatLeft(ms) {
     var s = Math.floor(ms / 1000), d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600),

@@ -16,6 +16,7 @@ export function formatTimeLeft(ms: number): string {
   return `${sec} s`;
 }
 
+// In UTC on the server; the page's script shows it in the reader's own zone.
 const formatUtc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 const timeTag = (iso: string) => `<time datetime="${escapeHtml(iso)}">${formatUtc(iso)}</time>`;
 
@@ -58,7 +59,18 @@ const EYEBROW: Record<Question['status'], string> = {
   cancelled: 'No longer open',
 };
 
-export function renderQuestionPage(state: PageState): string {
+/**
+ * Past its deadline a pause takes no answer, even before the worker has marked
+ * it timed out (and applied any default answer): it is shown as expired.
+ */
+function asOfNow(state: PageState): PageState {
+  const { question, now } = state;
+  if (question.status !== 'pending' || Date.parse(question.expires_at) > now.getTime()) return state;
+  return { ...state, question: { ...question, status: 'timed_out', response: null } };
+}
+
+export function renderQuestionPage(page: PageState): string {
+  const state = asOfNow(page);
   const { question } = state;
   const parts = [`<p class="eyebrow">${EYEBROW[question.status]}</p>`, `<h1>${escapeHtml(question.title)}</h1>`];
   if (question.body) parts.push(`<p class="details">${escapeHtml(question.body)}</p>`);
@@ -139,8 +151,8 @@ export function renderNotFoundPage(): string {
 }
 
 export function renderErrorPage(
-  title = 'Something went wrong',
-  message = 'This page could not be shown just now. Please try again in a moment.',
+  title = 'Something went wrong on our side',
+  message = 'Your link is fine. Please try again in a moment.',
 ): string {
   return layout(title, `<article class="card"><h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p></article>`);
 }

@@ -5,6 +5,7 @@ import Type from 'typebox';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import { ApiError } from '../errors.js';
 import { pauseForToken, questionOf, submitAnswer } from '../routes/respond/answer.js';
+import type { PausesTable } from '../store/schema.js';
 import { PAGE_CSS, PAGE_JS } from './assets.js';
 import { type PageState, renderErrorPage, renderNotFoundPage, renderQuestionPage } from './page.js';
 
@@ -67,13 +68,36 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
       .code(429)
       .send(renderErrorPage('Too many requests', 'Please wait a minute, then reload this page.'));
 
-  async function render(reply: FastifyReply, token: string, extra: Partial<PageState>, status = 200) {
-    let pause: Awaited<ReturnType<typeof pauseForToken>>;
+  /** The pause a token addresses, or null when the token is not genuine; any other failure throws. */
+  async function pauseOrNull(token: string): Promise<PausesTable | null> {
     try {
-      pause = await pauseForToken(app, token);
-    } catch {
-      return pageHeaders(reply).code(404).send(renderNotFoundPage());
+      return await pauseForToken(app, token);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'not_found') return null;
+      throw error;
     }
+  }
+  const notFound = (reply: FastifyReply) => pageHeaders(reply).code(404).send(renderNotFoundPage());
+  /** A failure on our side: logged with its cause, and a page that says to try again, never "not valid". */
+  const failed = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
+    request.log.error({ err: error }, 'response page failed');
+    return pageHeaders(reply).code(500).send(renderErrorPage());
+  };
+
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+    extra: Partial<PageState>,
+    status = 200,
+  ) {
+    let pause: PausesTable | null;
+    try {
+      pause = await pauseOrNull(token);
+    } catch (error) {
+      return failed(request, reply, error);
+    }
+    if (!pause) return notFound(reply);
     const html = renderQuestionPage({
       question: questionOf(pause),
       action: `/r/${encodeURIComponent(token)}`,
@@ -96,13 +120,12 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
       errorHandler: (error, request, reply) => {
         if (isRateLimited(error)) return tooManyRequests(reply, error);
         // A query string we cannot read (e.g. ?choice given twice) is ignored.
-        if (clientErrorStatus(error)) return render(reply, (request.params as { token: string }).token, {});
-        request.log.error({ err: error }, 'response page failed');
-        return pageHeaders(reply).code(500).send(renderErrorPage());
+        if (clientErrorStatus(error)) return render(request, reply, (request.params as { token: string }).token, {});
+        return failed(request, reply, error);
       },
     },
     (request, reply) =>
-      render(reply, request.params.token, {
+      render(request, reply, request.params.token, {
         preselected: request.query.choice,
         justAnswered: request.query.answered === '1',
       }),
@@ -125,24 +148,21 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
         if (isRateLimited(error)) return tooManyRequests(reply, error);
         const token = (request.params as { token: string }).token;
         const status = clientErrorStatus(error);
-        if (status) return render(reply, token, { error: 'That answer could not be read; try again.' }, status);
+        if (status)
+          return render(request, reply, token, { error: 'That answer could not be read; try again.' }, status);
         request.log.error({ err: error }, 'response page failed');
-        return render(reply, token, { error: 'Something went wrong on our side; please try again.' }, 500);
+        return render(request, reply, token, { error: 'Something went wrong on our side; please try again.' }, 500);
       },
     },
     async (request, reply) => {
       const { token } = request.params;
-      let pause: Awaited<ReturnType<typeof pauseForToken>>;
-      try {
-        pause = await pauseForToken(app, token);
-      } catch {
-        return pageHeaders(reply).code(404).send(renderNotFoundPage());
-      }
+      const pause = await pauseOrNull(token);
+      if (!pause) return notFound(reply);
       try {
         await submitAnswer(app, pause, { choice: request.body.choice, text: request.body.text });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        return render(reply, token, { error: pageMessage(error) }, error.status);
+        return render(request, reply, token, { error: pageMessage(error) }, error.status);
       }
       return reply
         .code(303)

@@ -230,7 +230,7 @@ describe('the response page in Chromium', () => {
     const withoutDefault = await createPause(service.url, alice.test, { expires_in: 1 });
     await page.goto(withDefault.response_url);
     expect(await optionButtons(page).count()).toBe(2);
-    await page.getByText('This request has expired.').waitFor({ timeout: 5000 });
+    await page.getByText(/no decision is needed any more/).waitFor({ timeout: 5000 });
     for (const button of await optionButtons(page).all()) expect(await button.isDisabled()).toBe(true);
 
     const cancelled = await createPause(service.url, alice.test, { title: 'Restart the cluster?' });
@@ -370,5 +370,66 @@ describe('the response page in Chromium', () => {
       if (stage === 'pending') await submitBy(page, () => page.getByRole('button', { name: 'approve' }).click());
     }
     expect((await readPause(pause.id)).status).toBe('responded');
+  });
+
+  it('says a question left open past its deadline has expired: no "decision is needed", no "until"', async () => {
+    const pause = await createPause(service.url, alice.test, {
+      title: 'Merge the release branch?',
+      expires_in: 2,
+      allow_text: true,
+    });
+    const { page } = await open(PHONE);
+    // Served while still open; what follows is the page's own script noticing the deadline.
+    const served = await page.goto(pause.response_url);
+    expect(await served?.text()).toContain('A decision is needed');
+
+    const note = page.getByRole('status').filter({ hasText: 'expired' });
+    await note.waitFor({ timeout: 5000 });
+    expect(await note.textContent()).toBe('This request has expired: no decision is needed any more.');
+    expect(await page.locator('.eyebrow').textContent()).toBe('No longer open');
+    const shown = await pageText(page);
+    expect(shown).not.toContain('A decision is needed');
+    expect(shown).not.toContain('until');
+    expect(shown).not.toContain('Time left');
+    expect(await page.locator('.time-left').textContent()).toMatch(/^Expired at .+\.$/);
+    for (const button of await optionButtons(page).all()) expect(await button.isDisabled()).toBe(true);
+    expect(await page.getByRole('textbox').isDisabled()).toBe(true);
+    await page.screenshot({ path: join(artifacts, 'response-page-expired-while-open.png'), fullPage: true });
+  });
+
+  it("shows times in the reader's own zone, naming it; without JavaScript in UTC", async () => {
+    // Tomorrow at 15:30 UTC: 10:30 in New York in winter (EST), 11:30 in summer (EDT).
+    const at = new Date();
+    at.setUTCDate(at.getUTCDate() + 1);
+    at.setUTCHours(15, 30, 0, 0);
+    const pause = await createPause(service.url, alice.test, { expires_at: at.toISOString() });
+    const inNewYork = /^[A-Z][a-z]{2} \d{1,2}, \d{4}, (10:30\sAM EST|11:30\sAM EDT)$/;
+
+    const { page } = await open({ timezoneId: 'America/New_York', locale: 'en-US' });
+    await page.goto(pause.response_url);
+    const deadline = page.locator('.time-left time');
+    expect(await deadline.getAttribute('datetime')).toBe(pause.expires_at);
+    expect(await deadline.textContent()).toMatch(inNewYork);
+    expect(await page.locator('.time-left').textContent()).toMatch(/\(until .+ (EST|EDT)\)$/);
+    expect(await pageText(page)).not.toContain('UTC');
+
+    // The recorded answer's time too.
+    await submitBy(page, () => page.getByRole('button', { name: 'approve' }).click());
+    const answeredAt = page.locator('.answer time');
+    expect(await answeredAt.textContent()).toMatch(/ (EST|EDT)$/);
+    expect(Date.parse((await answeredAt.getAttribute('datetime')) ?? '')).not.toBeNaN();
+
+    // Another zone and language name their own zone.
+    const other = await createPause(service.url, alice.test, { expires_at: at.toISOString() });
+    const { page: inTokyo } = await open({ timezoneId: 'Asia/Tokyo', locale: 'en-GB' });
+    await inTokyo.goto(other.response_url);
+    // 15:30 UTC is 00:30 the next day in Tokyo (no daylight saving time).
+    expect(await inTokyo.locator('.time-left time').textContent()).toMatch(/00:30 (GMT\+9|JST)$/);
+
+    // Without JavaScript: UTC, said so.
+    const { page: noScript } = await open({ javaScriptEnabled: false, timezoneId: 'America/New_York' });
+    await noScript.goto(other.response_url);
+    const utc = `${pause.expires_at.slice(0, 10)} 15:30 UTC`;
+    expect(await noScript.locator('.time-left time').textContent()).toBe(utc);
   });
 });

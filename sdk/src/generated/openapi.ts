@@ -10,7 +10,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness and database reachability; 503 when the database does not answer */
+        /** Liveness and database health; 503 when the database does not answer or refuses writes (e.g. a full disk) */
         get: {
             parameters: {
                 query?: never;
@@ -28,7 +28,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             status: "ok" | "unavailable";
-                            database: "ok" | "unreachable";
+                            database: "ok" | "unreachable" | "writes_failing";
+                            reason?: string;
                         };
                     };
                 };
@@ -40,7 +41,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             status: "ok" | "unavailable";
-                            database: "ok" | "unreachable";
+                            database: "ok" | "unreachable" | "writes_failing";
+                            reason?: string;
                         };
                     };
                 };

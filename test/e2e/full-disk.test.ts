@@ -1,0 +1,169 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testEngine } from '../helpers/database.js';
+import { type Account, call, registerAccount } from '../helpers/http.js';
+import { createPause, eventually } from '../helpers/pauses.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+// When the database refuses writes (a full disk, a read-only database) while
+// it still answers reads: failed requests are logged with the database's own
+// error, and /health says writes are failing until a write succeeds again.
+
+const bigBody = 'x'.repeat(9_000);
+
+describe.runIf(testEngine === 'sqlite')('a full disk (SQLite)', () => {
+  let service: TestService;
+  let account: Account;
+  let pauseIds: string[];
+  beforeAll(async () => {
+    service = await startTestService();
+    account = await registerAccount(service.url);
+    pauseIds = [];
+    for (let i = 0; i < 5; i += 1) pauseIds.push((await createPause(service.url, account.live)).id);
+  });
+  afterAll(() => service?.destroy());
+
+  /** Caps the service's own connection at the file's current size, so any growth fails with SQLITE_FULL. */
+  const fillDisk = async () => {
+    const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(service.store.db);
+    await sql.raw(`pragma max_page_count = ${rows[0]!.page_count}`).execute(service.store.db);
+  };
+  const freeDisk = () => sql.raw('pragma max_page_count = 1073741823').execute(service.store.db);
+
+  it('logs the original error, answers /health 503 with the reason, and recovers after a write', async () => {
+    await fillDisk();
+    const failed = await call(service.url, 'POST', '/v1/pause', {
+      token: account.live,
+      body: { title: 'Fits?', body: bigBody },
+    });
+    expect(failed.status).toBe(500);
+    expect(failed.body.error.code).toBe('internal_error');
+    expect(failed.text).not.toMatch(/disk|sqlite/i);
+
+    const logged = service.logs
+      .map((line) => JSON.parse(line))
+      .find((e) => e.reqId === failed.body.error.request_id && e.err);
+    expect(logged?.err?.message).toBe('database or disk is full');
+    expect(service.logs.join('\n')).not.toMatch(/cannot rollback|no such savepoint/);
+
+    const health = await call(service.url, 'GET', '/health');
+    expect(health.status).toBe(503);
+    expect(health.body).toEqual({
+      status: 'unavailable',
+      database: 'writes_failing',
+      reason: 'database writes are failing: database or disk is full',
+    });
+
+    // Reads still work meanwhile.
+    expect((await call(service.url, 'GET', '/v1/auth/me', { token: account.live })).status).toBe(200);
+
+    await freeDisk();
+    await createPause(service.url, account.live, { body: bigBody });
+    const healthy = await call(service.url, 'GET', '/health');
+    expect(healthy.status).toBe(200);
+    expect(healthy.body).toEqual({ status: 'ok', database: 'ok' });
+  });
+
+  it('fails writes that share a commit with the original error, and commits them once there is room', async () => {
+    // Writes issued in the same turn share one transaction (group commit).
+    const grouped = () =>
+      Promise.allSettled(
+        pauseIds.map((id) =>
+          service.store.write((trx) => trx.updateTable('pauses').set({ body: bigBody }).where('id', '=', id).execute()),
+        ),
+      );
+    await fillDisk();
+    const failed = await grouped();
+    for (const outcome of failed) {
+      expect(outcome.status).toBe('rejected');
+      expect((outcome as PromiseRejectedResult).reason.message).toBe('database or disk is full');
+    }
+    expect((await call(service.url, 'GET', '/health')).status).toBe(503);
+    await freeDisk();
+    expect((await grouped()).map((outcome) => outcome.status)).toEqual(pauseIds.map(() => 'fulfilled'));
+    expect((await call(service.url, 'GET', '/health')).status).toBe(200);
+  });
+
+  it('probes the write path from /health when no write comes, so it recovers on its own', async () => {
+    await fillDisk();
+    const failed = await call(service.url, 'POST', '/v1/pause', {
+      token: account.live,
+      body: { title: 'Fits?', body: bigBody },
+    });
+    expect(failed.status).toBe(500);
+    expect((await call(service.url, 'GET', '/health')).status).toBe(503);
+    await freeDisk();
+    // Health checks do not write on every call: the probe waits for 5 s without a write.
+    expect((await call(service.url, 'GET', '/health')).status).toBe(503);
+    await eventually(
+      async () => {
+        expect((await call(service.url, 'GET', '/health')).status).toBe(200);
+      },
+      15_000,
+      500,
+    );
+  }, 30_000);
+});
+
+describe.runIf(testEngine === 'postgres')('a database that refuses writes (PostgreSQL)', () => {
+  let service: TestService;
+  let account: Account;
+  beforeAll(async () => {
+    service = await startTestService();
+    account = await registerAccount(service.url);
+  });
+  afterAll(() => service?.destroy());
+
+  /** Makes new sessions read-only (as after a failover to a standby), and ends the pool's current ones. */
+  const setReadOnly = async (readOnly: boolean) => {
+    const name = new URL(service.databaseUrl).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
+    await admin.connect();
+    try {
+      await admin.query(`alter database ${name} set default_transaction_read_only = ${readOnly ? 'on' : 'off'}`);
+      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [name]);
+    } finally {
+      await admin.end();
+    }
+  };
+
+  it('logs the refusal, answers /health 503 with the reason, and recovers after a write', async () => {
+    await setReadOnly(true);
+    // The pool may first hand out a connection that was just ended; then one that is read-only.
+    let logged: { err?: { message?: string } } | undefined;
+    await eventually(
+      async () => {
+        const failed = await call(service.url, 'POST', '/v1/pause', { token: account.live, body: { title: 'Ship?' } });
+        expect(failed.status).toBe(500);
+        logged = service.logs
+          .map((line) => JSON.parse(line))
+          .find((e) => e.reqId === failed.body.error.request_id && e.err);
+        expect(logged?.err?.message).toMatch(/read-only transaction/);
+      },
+      10_000,
+      200,
+    );
+    const health = await call(service.url, 'GET', '/health');
+    expect(health.status).toBe(503);
+    expect(health.body).toEqual({
+      status: 'unavailable',
+      database: 'writes_failing',
+      reason: 'database writes are failing: the database is read-only',
+    });
+    expect((await call(service.url, 'GET', '/v1/auth/me', { token: account.live })).status).toBe(200);
+
+    await setReadOnly(false);
+    await eventually(
+      async () => {
+        const created = await call(service.url, 'POST', '/v1/pause', { token: account.live, body: { title: 'Ship?' } });
+        expect(created.status).toBe(201);
+      },
+      10_000,
+      200,
+    );
+    const healthy = await call(service.url, 'GET', '/health');
+    expect(healthy.status).toBe(200);
+    expect(healthy.body).toEqual({ status: 'ok', database: 'ok' });
+  }, 30_000);
+});
