@@ -2,11 +2,11 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import secureJson from 'secure-json-parse';
 import type { Config } from './config.js';
 import type { Clock } from './domain/clock.js';
 import { randomBytesPooled } from './domain/crypto.js';
 import { installAuthentication } from './http/auth.js';
+import { installBodyParsers } from './http/body-parser.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.js';
 import { installInputSafety } from './http/input-safety.js';
 import { RateLimiter } from './http/rate-limit.js';
@@ -152,25 +152,4 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
   return app;
-}
-
-/**
- * JSON bodies, parsed safely (no __proto__ poisoning); an empty body is no
- * body. Fastify's text/plain parser is removed: a JSON body sent as text is a
- * 415 like any other non-JSON type, not a confusing "body must be object".
- */
-function installBodyParsers(app: FastifyInstance): void {
-  app.removeContentTypeParser('text/plain');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    if (body === '') return done(null, undefined);
-    try {
-      done(null, secureJson.parse(body as string, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      done(
-        Object.assign(new Error('invalid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }),
-        undefined,
-      );
-    }
-  });
 }

@@ -23,6 +23,8 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/auth/login',
     {
       config: { auth: 'none' },
+      // Per client address, before the body is read: a refused client costs nothing more.
+      onRequest: async (request) => app.rateLimits.auth.hit(`login:ip:${request.ip}`),
       schema: {
         summary: 'Log in; returns a one-hour session for reading the account and rotating keys',
         tags: ['auth'],
@@ -34,7 +36,7 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const email = normaliseEmail(request.body.email);
-      app.rateLimits.auth.hit(`login:ip:${request.ip}`, `login:email:${email}`);
+      app.rateLimits.auth.hit(`login:email:${email}`);
       const { store, clock } = app.services;
       const found = await findDeveloperByEmail(store.db, email);
       // Check a password either way, so an unknown email costs the same time.
