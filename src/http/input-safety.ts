@@ -2,16 +2,26 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 
 // Input no handler should ever see, refused with a 400 before validation:
-// U+0000 in any text (PostgreSQL cannot store it) and structures nested
-// deeper than any real request (recursive code such as JSON.stringify would
-// overflow the stack on them). The walk allocates nothing per value: a JSON
-// body reaches it with at most 20,000 values (see json-values.ts).
+// U+0000 in any text (PostgreSQL cannot store it), lone UTF-16 surrogates
+// (from JSON escapes such as "\ud800"; they cannot be stored as text and
+// would come back as U+FFFD, no longer the text that was sent) and structures
+// nested deeper than any real request (recursive code such as JSON.stringify
+// would overflow the stack on them). The walk allocates nothing per value: a
+// JSON body reaches it with at most 20,000 values (see json-values.ts).
 
 export const MAX_NESTING = 64;
+
+type WellFormed = string & { isWellFormed(): boolean };
 
 function unsafeText(text: string): ApiError | null {
   if (text.includes('\u0000')) {
     return new ApiError('invalid_request', 'Text may not contain the NUL character (U+0000).');
+  }
+  if (!(text as WellFormed).isWellFormed()) {
+    return new ApiError(
+      'invalid_request',
+      'Text may not contain a lone UTF-16 surrogate (U+D800 to U+DFFF outside a pair, e.g. "\\ud800").',
+    );
   }
   return null;
 }
