@@ -4,7 +4,8 @@ import { createPause, tokenOf } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 // Input no handler should see: lone UTF-16 surrogates are refused like NUL
-// (they would be stored as U+FFFD, no longer the text that was sent).
+// (they would be stored as U+FFFD, no longer the text that was sent), and a
+// body sent to an endpoint that takes none is refused rather than ignored.
 
 let service: TestService;
 let dev: Account;
@@ -65,5 +66,73 @@ describe('lone UTF-16 surrogates', () => {
     const read = await call(service.url, 'GET', `/v1/pause/${pause.id}`, { token: dev.test });
     expect(read.body.response).toMatchObject({ choice: '👍 ship', text: 'go 🚀' });
     expect(read.body.options).toEqual(['👍 ship', '👎 wait']);
+  });
+});
+
+describe('a body on an endpoint that takes none', () => {
+  const json = { 'content-type': 'application/json' };
+
+  it('POST /v1/auth/keys/rotate refuses {"mode":"test"} and rotates nothing', async () => {
+    const account = await registerAccount(service.url);
+    for (const rawBody of ['{"mode":"test"}', '{}', 'null', '[]']) {
+      const reply = await call(service.url, 'POST', '/v1/auth/keys/rotate', {
+        token: account.live,
+        rawBody,
+        headers: json,
+      });
+      expectInvalid(reply, 'takes no request body');
+    }
+    const notJson = await call(service.url, 'POST', '/v1/auth/keys/rotate', {
+      token: account.live,
+      rawBody: 'mode=test',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(notJson.status).toBe(415);
+    // Both keys still work: nothing was rotated.
+    for (const key of [account.live, account.test]) {
+      expect((await call(service.url, 'GET', '/v1/auth/me', { token: key })).status).toBe(200);
+    }
+    // Without a body (or with an empty one) it rotates as before.
+    const rotated = await call(service.url, 'POST', '/v1/auth/keys/rotate', {
+      token: account.live,
+      rawBody: '',
+      headers: json,
+    });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.body.mode).toBe('live');
+  });
+
+  it('DELETE /v1/pause/{id} refuses a body and leaves the pause pending', async () => {
+    const pause = await createPause(service.url, dev.test);
+    const reply = await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, {
+      token: dev.test,
+      body: { reason: 'changed my mind' },
+    });
+    expectInvalid(reply, 'takes no request body');
+    expect((await call(service.url, 'GET', `/v1/pause/${pause.id}`, { token: dev.test })).body.status).toBe('pending');
+    const cancelled = await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
+    expect(cancelled.status).toBe(200);
+  });
+
+  it('DELETE /v1/webhooks/{id} and POST …/deliveries/{id}/retry refuse a body', async () => {
+    const created = await call(service.url, 'POST', '/v1/webhooks', {
+      token: dev.test,
+      body: { url: 'https://127.0.0.1:9/hook', events: ['pause.responded'], secret: 'a-secret-of-16-chars' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const webhook = created.body;
+    const retry = await call(service.url, 'POST', `/v1/webhooks/${webhook.id}/deliveries/dlv_nope/retry`, {
+      token: dev.test,
+      body: { force: true },
+    });
+    expectInvalid(retry, 'takes no request body');
+    const remove = await call(service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, {
+      token: dev.test,
+      body: { id: webhook.id },
+    });
+    expectInvalid(remove, 'takes no request body');
+    const listed = await call(service.url, 'GET', '/v1/webhooks', { token: dev.test });
+    expect(listed.body.data.map((w: { id: string }) => w.id)).toContain(webhook.id);
+    expect((await call(service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.test })).status).toBe(200);
   });
 });
