@@ -9,6 +9,7 @@ import { installAuthentication } from './http/auth.js';
 import { installBodyParsers } from './http/body-parser.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.js';
 import { installInputSafety } from './http/input-safety.js';
+import { LoginBackoff } from './http/login-backoff.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
 import { type Logger, RequestLogger } from './logger.js';
@@ -56,7 +57,7 @@ export interface Services {
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
-    rateLimits: { auth: RateLimiter; api: RateLimiter; respond: RateLimiter };
+    rateLimits: { auth: RateLimiter; login: LoginBackoff; api: RateLimiter; respond: RateLimiter };
   }
 }
 
@@ -94,6 +95,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const now = () => services.clock.now().getTime();
   app.decorate('rateLimits', {
     auth: new RateLimiter(config.authRateLimit, now),
+    login: new LoginBackoff(config.authRateLimit, now),
     api: new RateLimiter(config.apiRateLimit, now),
     respond: new RateLimiter(config.respondRateLimit, now),
   });

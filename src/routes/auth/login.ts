@@ -36,12 +36,15 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const email = normaliseEmail(request.body.email);
-      app.rateLimits.auth.hit(`login:email:${email}`);
+      // Per account, from any address: a back-off, not a wall (README "Accounts and keys").
+      const account = `login:email:${email}`;
+      await app.rateLimits.login.turn(account);
       const { store, clock } = app.services;
       const found = await findDeveloperByEmail(store.db, email);
       // Check a password either way, so an unknown email costs the same time.
       const valid = await verifyPassword(request.body.password, found?.password_hash ?? DUMMY_PASSWORD_HASH);
       if (!found || !valid) throw new ApiError('unauthorized', 'The email or password is wrong.');
+      app.rateLimits.login.clear(account);
 
       const now = clock.now();
       const session = await createSession(store.db, {
