@@ -1,11 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import secureJson from 'secure-json-parse';
 import type { ServiceContext } from './context.js';
 import { randomBytesPooled } from './domain/crypto.js';
 import { installAuthentication } from './http/auth.js';
+import { installBodyParsers } from './http/body-parser.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.js';
 import { installInputSafety } from './http/input-safety.js';
+import { LoginBackoff } from './http/login-backoff.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
 import { type Logger, RequestLogger } from './logger.js';
@@ -31,7 +32,7 @@ import { responsePage } from './web/routes.js';
 declare module 'fastify' {
   interface FastifyInstance {
     services: ServiceContext;
-    rateLimits: { auth: RateLimiter; api: RateLimiter; respond: RateLimiter };
+    rateLimits: { auth: RateLimiter; login: LoginBackoff; api: RateLimiter; respond: RateLimiter };
   }
 }
 
@@ -69,6 +70,7 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
   const now = () => services.clock.now().getTime();
   app.decorate('rateLimits', {
     auth: new RateLimiter(config.authRateLimit, now),
+    login: new LoginBackoff(config.authRateLimit, now),
     api: new RateLimiter(config.apiRateLimit, now),
     respond: new RateLimiter(config.respondRateLimit, now),
   });
@@ -113,25 +115,4 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
     { prefix: '/v1' },
   );
   return app;
-}
-
-/**
- * JSON bodies, parsed safely (no __proto__ poisoning); an empty body is no
- * body. Fastify's text/plain parser is removed: a JSON body sent as text is a
- * 415 like any other non-JSON type, not a confusing "body must be object".
- */
-function installBodyParsers(app: FastifyInstance): void {
-  app.removeContentTypeParser('text/plain');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    if (body === '') return done(null, undefined);
-    try {
-      done(null, secureJson.parse(body as string, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      done(
-        Object.assign(new Error('invalid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }),
-        undefined,
-      );
-    }
-  });
 }

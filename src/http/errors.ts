@@ -69,11 +69,12 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
   return sendError(request, reply, new ApiError('internal_error', 'Something went wrong on our side.'));
 }
 
+export const noSuchEndpoint = (request: FastifyRequest) =>
+  new ApiError('not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`);
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new ApiError('not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`)),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, noSuchEndpoint(request)));
 }
 
 /**

@@ -327,7 +327,7 @@ describe('auth rate limit (AUTH_RATE_LIMIT=3/60)', () => {
     expect(Number(retryAfter)).toBeLessThanOrEqual(60);
   }
 
-  it('refuses the 4th login for an email with 429 and Retry-After, even with the right password', async () => {
+  it('refuses the 4th login from one address with 429 and Retry-After, even with the right password', async () => {
     const account = await registerAccount(service.url); // register:ip = 1
     const login = (password: string, email = account.email) =>
       call(service.url, 'POST', '/v1/auth/login', { body: { email, password } });
@@ -375,32 +375,39 @@ describe('auth rate limit behind a trusted proxy, on a controlled clock', () => 
 
   const from = (ip: string) => ({ 'x-forwarded-for': ip });
 
-  it('counts logins per email across addresses, and lets them through when the window ends', async () => {
+  it('backs off logins per email across addresses, and checks the right password when its turn comes', async () => {
     const email = uniqueEmail('window');
     const register = await call(service.url, 'POST', '/v1/auth/register', {
       body: { email, password: PASSWORD },
       headers: from('192.0.2.1'),
     });
     expect(register.status).toBe(201);
-    const login = (ip: string, address = email) =>
-      call(service.url, 'POST', '/v1/auth/login', { body: { email: address, password: PASSWORD }, headers: from(ip) });
+    const login = (ip: string, password = PASSWORD, address = email) =>
+      call(service.url, 'POST', '/v1/auth/login', { body: { email: address, password }, headers: from(ip) });
 
-    expect((await login('192.0.2.10')).status).toBe(200);
-    expect((await login('192.0.2.11', email.toUpperCase())).status).toBe(200);
-    expect((await login('192.0.2.12')).status).toBe(200);
+    // Three attempts go through at once, then one per 20 s (60 s / 3); a
+    // turn more than 10 s away is refused, and the clock stands still here.
+    expect((await login('192.0.2.10', 'wrong password 1')).status).toBe(401);
+    expect((await login('192.0.2.11', 'wrong password 2', email.toUpperCase())).status).toBe(401);
+    expect((await login('192.0.2.12', 'wrong password 3')).status).toBe(401);
+    // Even the right password waits for its turn: checking it sooner would tell a guesser it was right.
     const limited = await login('192.0.2.13');
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
-    // The clock has not moved: the whole window is left.
-    expect(limited.headers.get('retry-after')).toBe('60');
+    expect(limited.headers.get('retry-after')).toBe('20');
 
-    now += 45_000;
+    now += 5_000;
     const later = await login('192.0.2.14');
     expect(later.status).toBe(429);
     expect(later.headers.get('retry-after')).toBe('15');
 
-    now += 15_001;
+    now += 15_000;
     expect((await login('192.0.2.15')).status).toBe(200);
+    // The owner's login cleared the account's record: three attempts at once again.
+    for (const ip of ['192.0.2.16', '192.0.2.17', '192.0.2.18']) {
+      expect((await login(ip, 'wrong password 4')).status).toBe(401);
+    }
+    expect((await login('192.0.2.19', 'wrong password 5')).status).toBe(429);
   });
 
   it('counts registrations per address, so another address is not affected', async () => {

@@ -23,6 +23,8 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/auth/login',
     {
       config: { auth: 'none' },
+      // Per client address, before the body is read: a refused client costs nothing more.
+      onRequest: async (request) => app.rateLimits.auth.hit(`login:ip:${request.ip}`),
       schema: {
         summary: 'Log in; returns a one-hour session for reading the account and rotating keys',
         tags: ['auth'],
@@ -34,12 +36,15 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const email = normaliseEmail(request.body.email);
-      app.rateLimits.auth.hit(`login:ip:${request.ip}`, `login:email:${email}`);
+      // Per account, from any address: a back-off, not a wall (README "Accounts and keys").
+      const account = `login:email:${email}`;
+      await app.rateLimits.login.turn(account);
       const { store, clock } = app.services;
       const found = await findDeveloperByEmail(store, email);
       // Check a password either way, so an unknown email costs the same time.
       const valid = await verifyPassword(request.body.password, found?.password_hash ?? DUMMY_PASSWORD_HASH);
       if (!found || !valid) throw new ApiError('unauthorized', 'The email or password is wrong.');
+      app.rateLimits.login.clear(account);
 
       const now = clock.now();
       const session = await createSession(store, {

@@ -26,6 +26,8 @@ export const registerRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/auth/register',
     {
       config: { auth: 'none' },
+      // Per client address, before the body is read: a refused client costs nothing more.
+      onRequest: async (request) => app.rateLimits.auth.hit(`register:ip:${request.ip}`),
       schema: {
         summary: 'Create an account with a live and a test API key',
         tags: ['auth'],
@@ -37,7 +39,7 @@ export const registerRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const email = normaliseEmail(request.body.email);
-      app.rateLimits.auth.hit(`register:ip:${request.ip}`, `register:email:${email}`);
+      app.rateLimits.auth.hit(`register:email:${email}`);
       const { store, clock } = app.services;
       // A friendly early answer; the unique index settles a race.
       const existing = await store.db
