@@ -33,12 +33,19 @@ export function sqliteDialect(path: string): SqliteDialect {
   database.pragma('foreign_keys = ON');
   database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   const checkpointer = path === ':memory:' ? undefined : startCheckpointer(database, path);
-  return new RollbackSafeSqliteDialect(database, {
-    database: withStatementCache(database, () => {
-      checkpointer?.stop();
-      database.close();
-    }),
-  });
+  let checkpointerStopped: Promise<void> = Promise.resolve();
+  return new RollbackSafeSqliteDialect(
+    database,
+    {
+      database: withStatementCache(database, () => {
+        if (checkpointer) checkpointerStopped = checkpointer.stop();
+        database.close();
+      }),
+    },
+    // Closing the store waits for the thread's connection to close too, so
+    // nothing still holds the files once it resolves.
+    () => checkpointerStopped,
+  );
 }
 
 /**
@@ -50,10 +57,16 @@ export function sqliteDialect(path: string): SqliteDialect {
  */
 class RollbackSafeSqliteDialect extends SqliteDialect {
   readonly #database: SqliteDatabase.Database;
+  readonly #afterDestroy: () => Promise<void>;
 
-  constructor(database: SqliteDatabase.Database, config: ConstructorParameters<typeof SqliteDialect>[0]) {
+  constructor(
+    database: SqliteDatabase.Database,
+    config: ConstructorParameters<typeof SqliteDialect>[0],
+    afterDestroy: () => Promise<void>,
+  ) {
     super(config);
     this.#database = database;
+    this.#afterDestroy = afterDestroy;
   }
 
   override createDriver(): Driver {
@@ -61,6 +74,11 @@ class RollbackSafeSqliteDialect extends SqliteDialect {
     const rollback = driver.rollbackTransaction.bind(driver);
     driver.rollbackTransaction = async (connection: DatabaseConnection) => {
       if (this.#database.inTransaction) await rollback(connection);
+    };
+    const destroy = driver.destroy.bind(driver);
+    driver.destroy = async () => {
+      await destroy();
+      await this.#afterDestroy();
     };
     return driver;
   }
@@ -99,7 +117,7 @@ function withStatementCache(database: SqliteDatabase.Database, close: () => void
  * 64 MiB bounds it: writers wait for that one. Durability is unchanged; a
  * crash leaves committed frames in the WAL, and the next open recovers them.
  */
-function startCheckpointer(database: SqliteDatabase.Database, path: string): { stop(): void } {
+function startCheckpointer(database: SqliteDatabase.Database, path: string): { stop(): Promise<void> } {
   database.pragma('wal_autocheckpoint = 0');
   const worker = new Worker(CHECKPOINTER_SOURCE, {
     eval: true,
@@ -119,14 +137,19 @@ function startCheckpointer(database: SqliteDatabase.Database, path: string): { s
   // Should the thread itself die, the connection checkpoints again as SQLite
   // does by default, so the WAL stays bounded.
   let stopping = false;
-  worker.on('error', () => {});
-  worker.on('exit', () => {
-    if (!stopping && database.open) database.pragma('wal_autocheckpoint = 1000');
+  const exited = new Promise<void>((resolve) => {
+    worker.on('exit', () => {
+      if (!stopping && database.open) database.pragma('wal_autocheckpoint = 1000');
+      resolve();
+    });
   });
+  worker.on('error', () => {});
   return {
+    /** Asks the thread to close its connection; resolves once it has exited. */
     stop: () => {
       stopping = true;
       worker.postMessage('stop');
+      return exited;
     },
   };
 }

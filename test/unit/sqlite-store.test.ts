@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -38,4 +38,18 @@ it('writes to the WAL on commit and leaves the checkpoint to its own thread', as
   await eventually(() => expect(sizeOf(path)).toBeGreaterThan(before + 500 * 1000), 5000);
   const { rows: count } = await sql<{ n: number }>`select count(*) as n from filler`.execute(store.db);
   expect(count[0]?.n).toBe(500);
+});
+
+it('has let go of its files once close() resolves, the checkpointer thread included', async () => {
+  folder = mkdtempSync(join(tmpdir(), 'pausepoint-sqlite-'));
+  const path = join(folder, 'db.sqlite');
+  const closing = openStore({ kind: 'sqlite', path });
+  await migrateToLatest(closing);
+  // Long enough for the thread to have opened its connection and checkpointed.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await closing.close();
+  // SQLite removes the WAL and shared-memory files when its last connection
+  // closes; while the thread's connection stays open they remain.
+  expect(existsSync(`${path}-wal`)).toBe(false);
+  expect(existsSync(`${path}-shm`)).toBe(false);
 });
