@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from './config.js';
 import { deriveKey } from './domain/crypto.js';
@@ -41,6 +51,7 @@ export function resolveMasterSecret(config: Config, warn: (message: string) => v
   const file = join(dirname(config.database.path), 'secret.key');
   const existing = readSecretFile(file);
   if (existing !== undefined) return existing;
+  mkdirSync(dirname(file), { recursive: true });
   const secret = createSecretFile(file, randomBytes(32).toString('hex'));
   warn(`SECRET_KEY is not set; generated one into ${file}. Keep that file, or set SECRET_KEY.`);
   return secret;

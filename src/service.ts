@@ -36,11 +36,12 @@ export async function startService(
     outboundCa?: string;
   } = {},
 ): Promise<RunningService> {
+  // The secret first: a start that must stop over a damaged secret file leaves the database untouched.
+  const keys = deriveServiceKeys(resolveMasterSecret(config, (message) => logger.warn(message)));
   const store = openStore(config.database);
   try {
     const applied = await migrateToLatest(store);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
-    const keys = deriveServiceKeys(resolveMasterSecret(config, (message) => logger.warn(message)));
     if (config.webhookAllowedNetworks.length > 0) {
       logger.warn(
         { networks: config.webhookAllowedNetworks.map(([address, bits]) => `${address.toString()}/${bits}`) },

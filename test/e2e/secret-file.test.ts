@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ const folder = mkdtempSync(join(tmpdir(), 'pausepoint-secret-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 describe('a pausepoint process over an empty secret file', () => {
-  it('exits 1 at start with the message on stderr', async () => {
+  it('exits 1 at start with the message on stderr, before creating the database', async () => {
     writeFileSync(join(folder, 'secret.key'), '', { mode: 0o600 });
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
       cwd: ROOT,
@@ -40,5 +40,6 @@ describe('a pausepoint process over an empty secret file', () => {
     expect(stderr).toContain('pausepoint: failed to start:');
     expect(stderr).toContain(join(folder, 'secret.key'));
     expect(stderr).toMatch(/shorter than 32 characters/);
+    expect(existsSync(join(folder, 'pausepoint.db'))).toBe(false);
   }, 60_000);
 });

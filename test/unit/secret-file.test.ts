@@ -44,6 +44,12 @@ describe('the generated secret file', () => {
     expect(resolveIn(folder)).toEqual({ secret, warnings: [] });
   });
 
+  it('creates the data folder when it does not exist yet (a first start)', () => {
+    const folder = join(dataFolder(), 'data');
+    const { secret } = resolveIn(folder);
+    expect(readFileSync(join(folder, 'secret.key'), 'utf8')).toBe(`${secret}\n`);
+  });
+
   it('keeps the secret already there when a second start, racing the first, writes its own', () => {
     const folder = dataFolder();
     const file = join(folder, 'secret.key');
