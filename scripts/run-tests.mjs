@@ -21,8 +21,8 @@ try {
   for (const engine of engines) {
     console.log(`\n=== pausepoint tests on ${engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'} ===\n`);
     const report = join(reports, `${engine}.json`);
-    // Tests of PostgreSQL-only behaviour live in postgres-only/ folders.
-    const exclude = engine === 'sqlite' ? ['--exclude', '**/postgres-only/**'] : [];
+    // Tests of one engine's own behaviour live in postgres-only/ and sqlite-only/ folders.
+    const exclude = ['--exclude', engine === 'sqlite' ? '**/postgres-only/**' : '**/sqlite-only/**'];
     const run = spawnSync(
       'npx',
       [
