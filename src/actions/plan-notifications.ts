@@ -3,8 +3,8 @@ import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
 import { seal } from '../domain/sealed.js';
 import { ApiError } from '../errors.js';
+import { maskUrl, renderEmail, renderSlack } from '../messages/render.js';
 import { checkOutboundUrl } from '../net/address-policy.js';
-import { maskUrl, renderEmail, renderSlack } from '../notify/render.js';
 import type { NotificationsTable, PausesTable } from '../store/schema.js';
 
 // The notifications a new pause asks for, rendered now and written with the
