@@ -22,7 +22,7 @@ import { type PresentedPause, presentPause, responseUrl } from './present-pause.
 // lengths are checked by the caller (the API's request schema); the rules
 // that span fields, and those that need the clock or the account, are here.
 
-/** What a developer asks for; see README "Create a pause" for each field. */
+/** What a developer asks for; README "API reference › Pauses" describes each field. */
 export interface NewPause {
   title: string;
   body?: string;
