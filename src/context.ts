@@ -1,9 +1,9 @@
 import type { Config } from './config.js';
 import type { Clock } from './domain/clock.js';
 import type { Logger } from './logger.js';
+import type { Mailer } from './messages/mailer.js';
 import type { Metrics } from './metrics.js';
 import type { SafeClient } from './net/safe-client.js';
-import type { Mailer } from './notify/mailer.js';
 import type { ServiceKeys } from './secrets.js';
 import type { PauseSignals } from './signals.js';
 import type { Store } from './store/store.js';

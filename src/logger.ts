@@ -1,5 +1,5 @@
 import { type ChildLoggerOptions, type DestinationStream, type Logger, pino } from 'pino';
-import { redactPaths, requestSerializer } from './http/logging.js';
+import { redactPaths, requestSerializer } from './log-redaction.js';
 
 export type { Logger };
 

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { Client } from 'pg';
 import type { Logger } from './logger.js';
-import { KEYS_CHANNEL, PAUSE_CHANNEL, QUEUED_CHANNEL } from './store/channels.js';
 import type { Store } from './store/store.js';
+import { KEYS_CHANNEL, PAUSE_CHANNEL, QUEUED_CHANNEL } from './store/wake-up-channels.js';
 
 // "Pause X changed" wake-ups for long-polls, and "work was queued" wake-ups
 // for the outbox workers. Every transition commits, then signals here; on

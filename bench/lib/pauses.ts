@@ -1,6 +1,6 @@
 // Filling the database with pauses: through the API (autocannon, fixed
-// count), or straight into the tables with the row shape of the create route
-// (src/routes/pauses/create.ts buildRow), through the project's own store.
+// count), or straight into the tables with the row shape of the create action
+// (src/actions/create-pause.ts buildRow), through the project's own store.
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_OPTIONS } from '../../src/domain/pause.js';
 import type { PausesTable } from '../../src/store/schema.js';

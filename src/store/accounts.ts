@@ -1,10 +1,10 @@
 import { type Kysely, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
 import { type IssuedSecret, issueApiKey, issueSessionToken, MODES, type Mode } from '../domain/keys.js';
-import { KEYS_CHANNEL } from './channels.js';
 import { prepared } from './prepared.js';
 import type { Database, DevelopersTable } from './schema.js';
 import type { Store } from './store.js';
+import { KEYS_CHANNEL } from './wake-up-channels.js';
 
 // Developers, their API keys and login sessions.
 

@@ -1,8 +1,8 @@
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
-import { QUEUED_CHANNEL } from './channels.js';
 import { PENDING } from './literals.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
+import { QUEUED_CHANNEL } from './wake-up-channels.js';
 
 // The work queues in the database: webhook deliveries and human notifications
 // share these columns (status, attempts, next_attempt_at, last_status_code,

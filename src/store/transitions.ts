@@ -2,13 +2,13 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import { type EventType, eventPayload } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
-import { PAUSE_CHANNEL } from './channels.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
 import { announceQueued } from './outbox.js';
 import { prepared } from './prepared.js';
 import type { Database, EventsTable, PausesTable } from './schema.js';
 import type { Store } from './store.js';
+import { PAUSE_CHANNEL } from './wake-up-channels.js';
 
 // Every way a pause leaves `pending`, in one place. Each is a conditional
 // update (`WHERE status = 'pending'` plus the expiry rule) in a transaction

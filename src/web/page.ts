@@ -1,5 +1,5 @@
+import type { Question } from '../actions/answer-pause.js';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
-import type { Question } from '../routes/respond/answer.js';
 
 // The response page, rendered on the server: the question is readable and
 // answerable without JavaScript. Every value from the developer is escaped.

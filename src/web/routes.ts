@@ -2,9 +2,9 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import { pauseForToken, questionOf, submitAnswer } from '../actions/answer-pause.js';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import { ApiError } from '../errors.js';
-import { pauseForToken, questionOf, submitAnswer } from '../routes/respond/answer.js';
 import type { PausesTable } from '../store/schema.js';
 import { PAGE_CSS, PAGE_JS } from './assets.js';
 import { type PageState, renderErrorPage, renderNotFoundPage, renderQuestionPage } from './page.js';
@@ -71,7 +71,7 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
   /** The pause a token addresses, or null when the token is not genuine; any other failure throws. */
   async function pauseOrNull(token: string): Promise<PausesTable | null> {
     try {
-      return await pauseForToken(app, token);
+      return await pauseForToken(app.services, token);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'not_found') return null;
       throw error;
@@ -159,7 +159,7 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
       const pause = await pauseOrNull(token);
       if (!pause) return notFound(reply);
       try {
-        await submitAnswer(app, pause, { choice: request.body.choice, text: request.body.text });
+        await submitAnswer(app.services, pause, { choice: request.body.choice, text: request.body.text });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         return render(request, reply, token, { error: pageMessage(error) }, error.status);

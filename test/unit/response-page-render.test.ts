@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Question } from '../../src/routes/respond/answer.js';
+import type { Question } from '../../src/actions/answer-pause.js';
 import { renderQuestionPage } from '../../src/web/page.js';
 
 // The response page as the server renders it, for readers without JavaScript.

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { presentNotification } from '../../actions/present-pause.js';
 import { notFound } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 import { getNotification } from '../../store/notifications.js';
 import { getOwnedPause } from '../../store/pauses.js';
-import { presentNotification } from './notify.js';
 import { NotificationFields } from './schemas.js';
 
 // One notification of a pause with its rendered content: in test mode, where

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { longPoll, MAX_WAIT_SECONDS } from '../../actions/long-poll.js';
+import { presentPause } from '../../actions/present-pause.js';
 import { isoTime } from '../../domain/clock.js';
 import { currentOutcome } from '../../domain/pause.js';
 import { notFound } from '../../errors.js';
@@ -8,7 +9,7 @@ import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { notificationsOf } from '../../store/notifications.js';
 import { getOwnedPause, listPauses, type Owner } from '../../store/pauses.js';
-import { PauseIdParams, PauseObject, PauseStatusSchema, presentPause } from './schemas.js';
+import { PauseIdParams, PauseObject, PauseStatusSchema } from './schemas.js';
 
 const PauseList = Type.Object({
   object: Type.Literal('list'),
@@ -17,7 +18,8 @@ const PauseList = Type.Object({
 });
 
 export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, clock, signals } = app.services;
+  const services = app.services;
+  const { store, clock, signals } = services;
 
   app.get(
     '/pause/:id',
@@ -48,7 +50,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         wake: (row, ms) => signals.wait(row.id, ms),
         isClosed: () => signals.isClosed,
       });
-      return presentPause(app, row, (await notificationsOf(store, [row])).get(row.id));
+      return presentPause(services, row, (await notificationsOf(store, [row])).get(row.id));
     },
   );
 
@@ -86,7 +88,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const notifications = await notificationsOf(store, rows);
       return {
         object: 'list' as const,
-        data: rows.map((row) => presentPause(app, row, notifications.get(row.id))),
+        data: rows.map((row) => presentPause(services, row, notifications.get(row.id))),
         has_more: hasMore,
       };
     },

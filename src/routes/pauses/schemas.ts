@@ -1,11 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
-import { currentOutcome } from '../../domain/pause.js';
-import { responseToken } from '../../domain/response-token.js';
+import type { PresentedNotification, PresentedPause } from '../../actions/present-pause.js';
 import { ModeSchema, Timestamp } from '../../http/schemas.js';
-import type { NotificationSummary } from '../../store/notifications.js';
-import type { PausesTable } from '../../store/schema.js';
-import { presentNotification } from './notify.js';
 
 export const PauseStatusSchema = Type.Union([
   Type.Literal('pending'),
@@ -62,36 +57,9 @@ export const PauseObject = Type.Object({
   updated_at: Timestamp,
 });
 
-export type PauseObjectType = Type.Static<typeof PauseObject>;
-
-export function responseUrl(app: FastifyInstance, pauseId: string): string {
-  return `${app.services.publicBaseUrl}/r/${responseToken(app.services.keys.respondToken, pauseId)}`;
-}
-
-/** The pause as the API returns it. */
-export function presentPause(
-  app: FastifyInstance,
-  row: PausesTable,
-  notifications: NotificationSummary[] = [],
-  url = responseUrl(app, row.id),
-): PauseObjectType {
-  const { status, response } = currentOutcome(row);
-  return {
-    id: row.id,
-    object: 'pause',
-    mode: row.mode,
-    status,
-    title: row.title,
-    body: row.body,
-    options: JSON.parse(row.options),
-    allow_text: row.allow_text === 1,
-    expires_at: row.expires_at,
-    timeout_default: row.timeout_default,
-    metadata: JSON.parse(row.metadata),
-    response_url: url,
-    response,
-    notifications: notifications.map(presentNotification),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-}
+// The objects the actions present and these schemas describe the same JSON:
+// the type check fails when one changes without the other.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+export type PauseObjectMatchesAction = Holds<Same<Type.Static<typeof PauseObject>, PresentedPause>>;
+export type NotificationMatchesAction = Holds<Same<Type.Static<typeof NotificationSchema>, PresentedNotification>>;

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { pauseForToken, questionOf, submitAnswer } from '../../actions/answer-pause.js';
 import { MAX_TEXT_LENGTH } from '../../domain/pause.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 import { PauseStatusSchema, ResponseSchema } from '../pauses/schemas.js';
-import { pauseForToken, questionOf, submitAnswer } from './answer.js';
 
 // No length rule here: any token that is not genuine is a 404, whatever its shape.
 const TokenParams = Type.Object({ token: Type.String() });
@@ -49,7 +49,7 @@ export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: QuestionSchema, ...errorResponses(404) },
       },
     },
-    async (request) => questionOf(await pauseForToken(app, request.params.token)),
+    async (request) => questionOf(await pauseForToken(app.services, request.params.token)),
   );
 
   app.post(
@@ -66,8 +66,8 @@ export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const pause = await pauseForToken(app, request.params.token);
-      return { status: 'responded' as const, ...(await submitAnswer(app, pause, request.body)) };
+      const pause = await pauseForToken(app.services, request.params.token);
+      return { status: 'responded' as const, ...(await submitAnswer(app.services, pause, request.body)) };
     },
   );
 };

@@ -1,11 +1,11 @@
-import type { FastifyInstance } from 'fastify';
-import { isoTime } from '../../domain/clock.js';
-import { currentOutcome, MAX_TEXT_LENGTH, type PauseView } from '../../domain/pause.js';
-import { verifyResponseToken } from '../../domain/response-token.js';
-import { ApiError, invalidField } from '../../errors.js';
-import { getPause } from '../../store/pauses.js';
-import type { PausesTable } from '../../store/schema.js';
-import { respondToPause } from '../../store/transitions.js';
+import type { ServiceContext } from '../context.js';
+import { isoTime } from '../domain/clock.js';
+import { currentOutcome, MAX_TEXT_LENGTH, type PauseView } from '../domain/pause.js';
+import { verifyResponseToken } from '../domain/response-token.js';
+import { ApiError, invalidField } from '../errors.js';
+import { getPause } from '../store/pauses.js';
+import type { PausesTable } from '../store/schema.js';
+import { respondToPause } from '../store/transitions.js';
 
 // What the human sees and does, shared by the JSON API (/v1/respond/{token})
 // and the HTML page (/r/{token}). Only the question is ever shown: never
@@ -22,9 +22,12 @@ export interface Question extends PauseView {
 const badToken = () => new ApiError('not_found', 'This response link is not valid.');
 
 /** The pause a token addresses; any token that is not genuine is a 404. */
-export async function pauseForToken(app: FastifyInstance, token: string): Promise<PausesTable> {
-  const pauseId = verifyResponseToken(app.services.keys.respondToken, token);
-  const pause = pauseId ? await getPause(app.services.store, pauseId) : undefined;
+export async function pauseForToken(
+  services: Pick<ServiceContext, 'keys' | 'store'>,
+  token: string,
+): Promise<PausesTable> {
+  const pauseId = verifyResponseToken(services.keys.respondToken, token);
+  const pause = pauseId ? await getPause(services.store, pauseId) : undefined;
   if (!pause) throw badToken();
   return pause;
 }
@@ -42,7 +45,7 @@ export function questionOf(pause: PausesTable): Question {
 
 /** Records the human's answer, or says exactly why it cannot be recorded. */
 export async function submitAnswer(
-  app: FastifyInstance,
+  services: Pick<ServiceContext, 'store' | 'clock' | 'signals'>,
   pause: PausesTable,
   answer: { choice: string; text?: string | null },
 ): Promise<{ choice: string; text: string | null; response_at: string }> {
@@ -53,13 +56,14 @@ export async function submitAnswer(
   if (text !== null && text.length > MAX_TEXT_LENGTH)
     throw invalidField('text', `must be at most ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters`);
 
-  const now = isoTime(app.services.clock.now());
-  const responded = await respondToPause(app.services.store, { pauseId: pause.id, choice: answer.choice, text, now });
+  const { store, clock, signals } = services;
+  const now = isoTime(clock.now());
+  const responded = await respondToPause(store, { pauseId: pause.id, choice: answer.choice, text, now });
   if (responded) {
-    app.services.signals.changed([pause.id], { queued: responded.queued });
+    signals.changed([pause.id], { queued: responded.queued });
     return { choice: answer.choice, text, response_at: now };
   }
-  const current = await getPause(app.services.store, pause.id);
+  const current = await getPause(store, pause.id);
   if (current?.status === 'responded') throw new ApiError('already_responded', 'This pause has already been answered.');
   throw new ApiError('pause_closed', 'This pause has expired or was cancelled; it no longer takes answers.');
 }

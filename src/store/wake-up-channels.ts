@@ -1,5 +1,7 @@
-// PostgreSQL NOTIFY channels. A transaction notifies on commit; every
-// instance LISTENs (see signals.ts) and wakes its waiters.
+// The PostgreSQL LISTEN/NOTIFY channels that carry wake-ups between
+// instances (not a notification's email or Slack channel). A transaction
+// notifies on commit; every instance LISTENs (see signals.ts) and wakes its
+// waiters.
 
 /** Carries the id of a pause that changed. */
 export const PAUSE_CHANNEL = 'pausepoint_pause';

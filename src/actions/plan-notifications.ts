@@ -1,12 +1,11 @@
-import type { FastifyInstance } from 'fastify';
-import { newId } from '../../domain/ids.js';
-import type { Mode } from '../../domain/keys.js';
-import { seal } from '../../domain/sealed.js';
-import { ApiError } from '../../errors.js';
-import { checkOutboundUrl } from '../../net/address-policy.js';
-import { maskUrl, renderEmail, renderSlack } from '../../notify/render.js';
-import type { NotificationSummary } from '../../store/notifications.js';
-import type { NotificationsTable, PausesTable } from '../../store/schema.js';
+import type { ServiceContext } from '../context.js';
+import { newId } from '../domain/ids.js';
+import type { Mode } from '../domain/keys.js';
+import { seal } from '../domain/sealed.js';
+import { ApiError } from '../errors.js';
+import { maskUrl, renderEmail, renderSlack } from '../messages/render.js';
+import { checkOutboundUrl } from '../net/address-policy.js';
+import type { NotificationsTable, PausesTable } from '../store/schema.js';
 
 // The notifications a new pause asks for, rendered now and written with the
 // pause. Live ones are queued for sending; test ones are kept as `suppressed`
@@ -23,14 +22,14 @@ const invalidSlackUrl = (reason: string) =>
   });
 
 export async function planNotifications(
-  app: FastifyInstance,
+  services: Pick<ServiceContext, 'config' | 'mailer' | 'keys'>,
   mode: Mode,
   pause: PausesTable,
   notify: NotifyRequest | undefined,
   responseUrl: string,
 ): Promise<NotificationsTable[]> {
   if (!notify) return [];
-  const { config, mailer, keys } = app.services;
+  const { config, mailer, keys } = services;
   const emails = notify.email ?? [];
   if (mode === 'live' && emails.length > 0 && !mailer) {
     throw new ApiError(
@@ -96,14 +95,3 @@ export async function planNotifications(
   }
   return rows;
 }
-
-/** A notification as it appears on the pause object. */
-export const presentNotification = (row: NotificationSummary) => ({
-  id: row.id,
-  channel: row.channel,
-  to: row.recipient,
-  status: row.status,
-  attempts: Number(row.attempts),
-  last_error: row.last_error,
-  sent_at: row.status === 'sent' ? row.completed_at : null,
-});

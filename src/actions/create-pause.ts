@@ -1,0 +1,191 @@
+import type { Kysely } from 'kysely';
+import type { ServiceContext } from '../context.js';
+import { isoTime } from '../domain/clock.js';
+import { sha256Hex } from '../domain/crypto.js';
+import { newId } from '../domain/ids.js';
+import { DEFAULT_EXPIRY_SECONDS, DEFAULT_OPTIONS, MAX_EXPIRY_SECONDS, MAX_METADATA_BYTES } from '../domain/pause.js';
+import { billingPeriod, quotaOf } from '../domain/plans.js';
+import { ApiError, invalidField } from '../errors.js';
+import { getDeveloper } from '../store/accounts.js';
+import { isUniqueViolation } from '../store/errors.js';
+import { findIdempotencyRecord, recordIdempotentResponse } from '../store/idempotency.js';
+import { insertNotifications } from '../store/notifications.js';
+import { announceQueued } from '../store/outbox.js';
+import { insertPause, type Owner } from '../store/pauses.js';
+import type { Database, PausesTable } from '../store/schema.js';
+import { consumeLivePause } from '../store/usage.js';
+import { type NotifyRequest, planNotifications } from './plan-notifications.js';
+import { type PresentedPause, presentPause, responseUrl } from './present-pause.js';
+
+// Creating a pause: the row, its notifications, the live quota and the
+// Idempotency-Key record are written in one transaction. Field shapes and
+// lengths are checked by the caller (the API's request schema); the rules
+// that span fields, and those that need the clock or the account, are here.
+
+/** What a developer asks for; README "API reference › Pauses" describes each field. */
+export interface NewPause {
+  title: string;
+  body?: string;
+  options?: string[];
+  allow_text?: boolean;
+  expires_at?: string;
+  expires_in?: number;
+  timeout_default?: string;
+  metadata?: object;
+  notify?: NotifyRequest;
+}
+
+/** The first answer to an Idempotency-Key, given again to a request that repeats it. */
+export class IdempotentReplay {
+  constructor(
+    readonly status: number,
+    readonly pause: PresentedPause,
+  ) {}
+}
+
+export type CreatePauseServices = Pick<
+  ServiceContext,
+  'store' | 'clock' | 'config' | 'signals' | 'mailer' | 'keys' | 'publicBaseUrl'
+>;
+
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const windowStart = (now: Date) => isoTime(new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));
+
+/**
+ * Creates the pause and returns it as the API shows it; or, when
+ * `idempotencyKey` was used before with the same request, the first answer.
+ */
+export async function createPause(
+  services: CreatePauseServices,
+  owner: Owner,
+  request: NewPause,
+  idempotencyKey: string | undefined,
+): Promise<PresentedPause | IdempotentReplay> {
+  const { store, clock, signals } = services;
+  const now = clock.now();
+  const row = buildRow(owner, request, now);
+
+  const requestHash = idempotencyKey ? sha256Hex(canonicalJson(request)) : '';
+  const replay = () => findReplay(services, owner, idempotencyKey!, requestHash, now);
+  if (idempotencyKey) {
+    const replayed = await replay();
+    if (replayed) return replayed;
+  }
+
+  const url = responseUrl(services, row.id);
+  // Without `notify` there is nothing to plan or check: no call, no await.
+  const notifications = request.notify ? await planNotifications(services, owner.mode, row, request.notify, url) : [];
+  const created = presentPause(services, row, notifications, url);
+  const write = async (db: Kysely<Database>) => {
+    if (owner.mode === 'live') await chargeQuota(services, db, owner, now);
+    await insertPause(store, row, db);
+    if (notifications.length > 0) {
+      await insertNotifications(store, notifications, db);
+      await announceQueued(store, db);
+    }
+    if (idempotencyKey) {
+      const response = { requestHash, responseStatus: 201, responseBody: JSON.stringify(created) };
+      const when = { now: isoTime(now), windowStart: windowStart(now) };
+      await recordIdempotentResponse(store, { ...owner, key: idempotencyKey, ...response, ...when }, db);
+    }
+  };
+  try {
+    await store.write(write);
+  } catch (error) {
+    // A concurrent request with the same key won; answer as it did.
+    if (idempotencyKey && isUniqueViolation(error)) {
+      const replayed = await replay();
+      if (replayed) return replayed;
+    }
+    throw error;
+  }
+  if (notifications.length > 0) signals.queued(); // start sending now
+  return created;
+}
+
+async function findReplay(
+  { store }: Pick<ServiceContext, 'store'>,
+  owner: Owner,
+  key: string,
+  requestHash: string,
+  now: Date,
+): Promise<IdempotentReplay | null> {
+  const prior = await findIdempotencyRecord(store, { ...owner, key, windowStart: windowStart(now) });
+  if (!prior) return null;
+  if (prior.request_hash !== requestHash) {
+    throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body.');
+  }
+  return new IdempotentReplay(prior.response_status, JSON.parse(prior.response_body));
+}
+
+function resolveExpiry(request: NewPause, now: Date): string {
+  if (request.expires_at !== undefined && request.expires_in !== undefined) {
+    throw invalidField('expires_in', 'cannot be given together with expires_at');
+  }
+  if (request.expires_at === undefined) {
+    return isoTime(new Date(now.getTime() + (request.expires_in ?? DEFAULT_EXPIRY_SECONDS) * 1000));
+  }
+  const at = new Date(request.expires_at);
+  const ahead = at.getTime() - now.getTime();
+  if (Number.isNaN(ahead) || ahead < 1000 || ahead > MAX_EXPIRY_SECONDS * 1000) {
+    throw invalidField('expires_at', 'must be between 1 second and 30 days from now');
+  }
+  return isoTime(at);
+}
+
+function buildRow(owner: Owner, request: NewPause, now: Date): PausesTable {
+  const options = request.options ?? DEFAULT_OPTIONS;
+  if (request.timeout_default !== undefined && !options.includes(request.timeout_default)) {
+    throw invalidField('timeout_default', 'must be one of the options');
+  }
+  const metadata = JSON.stringify(request.metadata ?? {});
+  if (Buffer.byteLength(metadata) > MAX_METADATA_BYTES)
+    throw invalidField('metadata', 'must be at most 16 KiB as JSON');
+  const createdAt = isoTime(now);
+  return {
+    id: newId('pause', now.getTime()),
+    developer_id: owner.developerId,
+    mode: owner.mode,
+    status: 'pending',
+    title: request.title,
+    body: request.body ?? null,
+    options: JSON.stringify(options),
+    allow_text: request.allow_text ? 1 : 0,
+    expires_at: resolveExpiry(request, now),
+    timeout_default: request.timeout_default ?? null,
+    metadata,
+    notify: request.notify ? JSON.stringify(request.notify) : null,
+    response_choice: null,
+    response_text: null,
+    response_at: null,
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
+}
+
+/** JSON with object keys sorted, so the same request always hashes the same. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+async function chargeQuota(
+  { store, config }: Pick<ServiceContext, 'store' | 'config'>,
+  trx: Kysely<Database>,
+  owner: Owner,
+  now: Date,
+) {
+  const developer = await getDeveloper(store, owner.developerId, trx);
+  const quota = quotaOf(config.planQuotas, developer?.plan ?? 'free');
+  if (await consumeLivePause(store, { developerId: owner.developerId, quota, now }, trx)) return;
+  const resetsAt = billingPeriod(now).end;
+  throw new ApiError(
+    'quota_exceeded',
+    `Your plan allows ${quota} live pauses a month; the quota resets at ${resetsAt}. Test keys are not counted.`,
+    { quota, resets_at: resetsAt },
+  );
+}
