@@ -4,9 +4,10 @@ import { launchBrowser, openWatchedPage } from '../helpers/browser.js';
 import { call } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-// The API reference at /docs: pausepoint's own page, rendered from
-// /openapi.json by a renderer served from this service, under the same
-// framing and content policy as the other pages.
+// The API reference: the OpenAPI document at /openapi.json, and the page at
+// /docs, pausepoint's own, rendered from /openapi.json by a renderer served
+// from this service, under the same framing and content policy as the other
+// pages.
 
 let service: TestService;
 let browser: Browser;
@@ -18,6 +19,65 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await service?.destroy();
+});
+
+describe('API reference', () => {
+  it('serves an OpenAPI 3 document of the API at /openapi.json', async () => {
+    const reply = await call(service.url, 'GET', '/openapi.json');
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+    const document = reply.body;
+    expect(document.openapi).toMatch(/^3\.\d+\.\d+$/);
+    expect(document.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+    expect(document.components.securitySchemes).toEqual({ apiKey: { type: 'http', scheme: 'bearer' } });
+
+    const paths = document.paths as Record<string, Record<string, any>>;
+    for (const [path, method] of [
+      ['/v1/auth/register', 'post'],
+      ['/v1/auth/login', 'post'],
+      ['/v1/auth/me', 'get'],
+      ['/v1/auth/keys/rotate', 'post'],
+      ['/health', 'get'],
+    ] as const) {
+      expect(paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    // Every operation is well formed: responses keyed by status, each with a description.
+    for (const [path, operations] of Object.entries(paths)) {
+      expect(path.startsWith('/')).toBe(true);
+      expect(path === '/health' || path.startsWith('/v1/')).toBe(true);
+      for (const [method, operation] of Object.entries(operations)) {
+        expect(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']).toContain(method);
+        expect(Object.keys(operation.responses).length).toBeGreaterThan(0);
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          expect(status).toMatch(/^([1-5]\d\d|[1-5]XX|default)$/);
+          expect(typeof response.description).toBe('string');
+        }
+      }
+    }
+    // The document tells the truth about what needs a key.
+    expect(paths['/v1/auth/register']!.post.security).toEqual([]);
+    expect(paths['/v1/auth/login']!.post.security).toEqual([]);
+    expect(paths['/v1/auth/me']!.get.security ?? document.security).toEqual([{ apiKey: [] }]);
+    expect(paths['/v1/auth/keys/rotate']!.post.security ?? document.security).toEqual([{ apiKey: [] }]);
+    // Register documents its body and its answers.
+    const register = paths['/v1/auth/register']!.post;
+    const bodySchema = register.requestBody.content['application/json'].schema;
+    expect(bodySchema.required.sort()).toEqual(['email', 'password']);
+    expect(bodySchema.additionalProperties).toBe(false);
+    expect(Object.keys(register.responses)).toEqual(expect.arrayContaining(['201', '400', '409', '429']));
+    // Pages for people are not API operations.
+    expect(paths['/openapi.json']).toBeUndefined();
+    expect(Object.keys(paths).some((path) => path.startsWith('/docs'))).toBe(false);
+  });
+
+  it('serves the reference page at /docs, rendering /openapi.json', async () => {
+    const page = await call(service.url, 'GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toMatch(/<html/i);
+    expect(page.text).toContain('data-spec-url="/openapi.json"');
+    // The page in Chromium: 'the reference in Chromium' below.
+  });
 });
 
 describe('GET /docs', () => {

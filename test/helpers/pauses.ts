@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { call } from './http.js';
+import type { TestService } from './service.js';
 
 /** Creates a pause and returns its body; fails the test on anything but 201. */
 export async function createPause(baseUrl: string, key: string, body: Record<string, unknown> = {}) {
@@ -11,6 +12,11 @@ export async function createPause(baseUrl: string, key: string, body: Record<str
 /** The path of a pause's response page and its token, from response_url. */
 export function tokenOf(pause: { response_url: string }): string {
   return new URL(pause.response_url).pathname.replace(/^\/r\//, '');
+}
+
+/** The rows of the events table for one pause, read from the service's database. */
+export function eventsOf(service: TestService, pauseId: string) {
+  return service.store.db.selectFrom('events').selectAll().where('pause_id', '=', pauseId).execute();
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
