@@ -7,7 +7,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 // GET /health, and what it and the API answer when the database goes away.
 // The response page then: response-page-failures.test.ts; a database that
-// still reads but refuses writes: full-disk.test.ts.
+// still reads but refuses writes: sqlite-only/full-disk.test.ts and postgres-only/read-only-database.test.ts.
 
 const PASSWORD = 'platform password 1';
 
