@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import type { AttemptOutcome } from '../domain/retry-schedule.js';
 import { PENDING } from './literals.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
@@ -18,11 +19,6 @@ export interface Claim {
   id: string;
   attempts: number;
 }
-
-export type AttemptOutcome =
-  | { kind: 'succeeded'; statusCode: number | null }
-  | { kind: 'retry'; statusCode: number | null; error: string; nextAttemptAt: string }
-  | { kind: 'failed'; statusCode: number | null; error: string };
 
 /** The status a settled row gets: deliveries succeed, notifications are sent. */
 const DONE: Record<OutboxTable, string> = { deliveries: 'succeeded', notifications: 'sent' };

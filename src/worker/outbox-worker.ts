@@ -1,21 +1,13 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
+import { type AttemptResult, nextAttempt } from '../domain/retry-schedule.js';
 import type { PostResult } from '../net/safe-client.js';
-import {
-  type AttemptOutcome,
-  type Claim,
-  claimDue,
-  nextDue,
-  type OutboxTable,
-  settle,
-  settleSucceeded,
-} from '../store/outbox.js';
+import { type Claim, claimDue, nextDue, type OutboxTable, settle, settleSucceeded } from '../store/outbox.js';
 import type { TickContext } from './loop.js';
 
 // One tick of an outbox queue (webhook deliveries, notifications): claim due
-// rows, attempt each, settle each, until nothing more is due. A failure is
-// retried after the next gap of the retry schedule; when the schedule is used
-// up the row is failed.
+// rows, attempt each, settle each, until nothing more is due. What follows a
+// failed attempt is domain/retry-schedule.ts.
 
 /** A claim outlives any attempt (5 s for HTTP) with room to spare; a crashed worker's claims fall due after it. */
 export const LEASE_MS = 10_000;
@@ -23,10 +15,6 @@ const MAX_SLEEP_MS = 1000;
 /** While attempts are out, how often to look for newly due rows when not woken. */
 const RECLAIM_MS = 100;
 const CLAIM_RETRY_MS = 1000;
-
-export type AttemptResult =
-  | { ok: true; statusCode: number | null }
-  | { ok: false; statusCode: number | null; error: string };
 
 /** An HTTP attempt's result: only a 2xx counts as done (redirects are not followed). */
 export function httpAttempt(result: PostResult): AttemptResult {
@@ -41,19 +29,6 @@ export interface OutboxSpec<T extends Claim> {
   attempt(item: T): Promise<AttemptResult>;
   /** Called once a row has failed for good. */
   failed(item: T, error: string): void;
-}
-
-/** What happens after an attempt: done, again after the next gap, or failed for good. */
-export function nextAttempt(result: AttemptResult, attempts: number, schedule: number[], now: Date): AttemptOutcome {
-  if (result.ok) return { kind: 'succeeded', statusCode: result.statusCode };
-  const gap = schedule[attempts - 1];
-  if (gap === undefined) return { kind: 'failed', statusCode: result.statusCode, error: result.error };
-  return {
-    kind: 'retry',
-    statusCode: result.statusCode,
-    error: result.error,
-    nextAttemptAt: isoTime(new Date(now.getTime() + gap)),
-  };
 }
 
 export function outboxTick<T extends Claim>(

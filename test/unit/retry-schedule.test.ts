@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { type AttemptResult, nextAttempt } from '../../src/worker/outbox-worker.js';
+import { type AttemptResult, nextAttempt } from '../../src/domain/retry-schedule.js';
 
 // What follows an attempt of a webhook delivery or notification: done on
 // success; after a failure, another attempt one gap of the retry schedule
