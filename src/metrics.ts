@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from './domain/clock.js';
 import { isoTime } from './domain/clock.js';
-import { PENDING } from './store/literals.js';
+import { countOverduePauses, countPausesByStatus, countPendingInQueue, oldestDueInQueue } from './store/gauges.js';
 import type { OutboxTable } from './store/outbox.js';
 import type { Store } from './store/store.js';
 
@@ -50,13 +50,9 @@ export class Metrics {
       labelNames: ['status'] as const,
       registers: [this.registry],
       async collect() {
-        const rows = await store.db
-          .selectFrom('pauses')
-          .select(['status', (eb) => eb.fn.countAll().as('count')])
-          .groupBy('status')
-          .execute();
+        const rows = await countPausesByStatus(store);
         this.reset();
-        for (const row of rows) this.set({ status: row.status }, Number(row.count));
+        for (const row of rows) this.set({ status: row.status }, row.count);
       },
     });
     new Gauge({
@@ -66,12 +62,7 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         for (const table of OUTBOX_TABLES) {
-          const row = await store.db
-            .selectFrom(table)
-            .select((eb) => eb.fn.countAll().as('count'))
-            .where('status', '=', PENDING)
-            .executeTakeFirst();
-          this.set({ queue: table }, Number(row?.count ?? 0));
+          this.set({ queue: table }, await countPendingInQueue(store, table));
         }
       },
     });
@@ -83,13 +74,7 @@ export class Metrics {
       async collect() {
         const now = clock.now();
         for (const table of OUTBOX_TABLES) {
-          const row = await store.db
-            .selectFrom(table)
-            .select((eb) => eb.fn.min('next_attempt_at').as('oldest'))
-            .where('status', '=', PENDING)
-            .where('next_attempt_at', '<=', isoTime(now))
-            .executeTakeFirst();
-          const oldest = row?.oldest as string | null | undefined;
+          const oldest = await oldestDueInQueue(store, { table, now: isoTime(now) });
           this.set({ queue: table }, oldest ? Math.max(0, (now.getTime() - Date.parse(oldest)) / 1000) : 0);
         }
       },
@@ -99,13 +84,7 @@ export class Metrics {
       help: 'Pending pauses past their expires_at, not yet timed out (should stay near 0).',
       registers: [this.registry],
       async collect() {
-        const row = await store.db
-          .selectFrom('pauses')
-          .select((eb) => eb.fn.countAll().as('count'))
-          .where('status', '=', PENDING)
-          .where('expires_at', '<=', isoTime(clock.now()))
-          .executeTakeFirst();
-        this.set(Number(row?.count ?? 0));
+        this.set(await countOverduePauses(store, isoTime(clock.now())));
       },
     });
   }

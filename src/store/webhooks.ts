@@ -1,9 +1,36 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Mode } from '../domain/keys.js';
+import type { Owner } from './pauses.js';
 import type { Database, WebhooksTable } from './schema.js';
 import type { Store } from './store.js';
 
 // The webhooks a developer registers, and the cap on how many each mode holds.
+
+/** The owner's webhooks in its mode, newest first. */
+export const listWebhooks = (store: Store, owner: Owner, trx: Kysely<Database> = store.db) =>
+  trx
+    .selectFrom('webhooks')
+    .select(['id', 'mode', 'url', 'events', 'created_at'])
+    .where('developer_id', '=', owner.developerId)
+    .where('mode', '=', owner.mode)
+    .orderBy('id', 'desc')
+    .execute();
+
+/** Deletes the owner's webhook; false when the owner has no webhook of that id in its mode. */
+export async function deleteWebhook(
+  store: Store,
+  owner: Owner,
+  webhookId: string,
+  trx: Kysely<Database> = store.db,
+): Promise<boolean> {
+  const result = await trx
+    .deleteFrom('webhooks')
+    .where('id', '=', webhookId)
+    .where('developer_id', '=', owner.developerId)
+    .where('mode', '=', owner.mode)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
 
 /**
  * Inserts `webhook` unless its owner already holds `cap` webhooks in its

@@ -4,7 +4,7 @@ import { isoTime } from '../../domain/clock.js';
 import { hashPassword } from '../../domain/passwords.js';
 import { ApiError } from '../../errors.js';
 import { errorResponses } from '../../http/schemas.js';
-import { createDeveloper } from '../../store/accounts.js';
+import { createDeveloper, findDeveloperByEmail } from '../../store/accounts.js';
 import { isUniqueViolation } from '../../store/errors.js';
 import { Credentials, DeveloperSchema, normaliseEmail } from './schemas.js';
 
@@ -42,12 +42,7 @@ export const registerRoute: FastifyPluginAsyncTypebox = async (app) => {
       app.rateLimits.auth.hit(`register:email:${email}`);
       const { store, clock } = app.services;
       // A friendly early answer; the unique index settles a race.
-      const existing = await store.db
-        .selectFrom('developers')
-        .select('id')
-        .where('email', '=', email)
-        .executeTakeFirst();
-      if (existing) throw emailTaken();
+      if (await findDeveloperByEmail(store, email)) throw emailTaken();
       const passwordHash = await hashPassword(request.body.password);
       try {
         const { developer, keys } = await createDeveloper(store, {

@@ -8,7 +8,7 @@ import { ApiError, notFound } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { checkWebhookUrl } from '../../net/address-policy.js';
-import { insertWebhookUnderCap } from '../../store/webhooks.js';
+import { deleteWebhook, insertWebhookUnderCap, listWebhooks } from '../../store/webhooks.js';
 import { presentWebhook, WebhookIdParams, WebhookObject } from './schemas.js';
 
 export const MAX_WEBHOOKS = 20;
@@ -92,13 +92,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const holder = keyHolderOf(request);
-      const rows = await store.db
-        .selectFrom('webhooks')
-        .select(['id', 'mode', 'url', 'events', 'created_at'])
-        .where('developer_id', '=', holder.developerId)
-        .where('mode', '=', holder.mode)
-        .orderBy('id', 'desc')
-        .execute();
+      const rows = await listWebhooks(store, holder);
       return { object: 'list' as const, data: rows.map(presentWebhook), has_more: false };
     },
   );
@@ -115,13 +109,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const holder = keyHolderOf(request);
-      const result = await store.db
-        .deleteFrom('webhooks')
-        .where('id', '=', request.params.webhook_id)
-        .where('developer_id', '=', holder.developerId)
-        .where('mode', '=', holder.mode)
-        .executeTakeFirst();
-      if (Number(result.numDeletedRows) !== 1) throw notFound('Webhook');
+      if (!(await deleteWebhook(store, holder, request.params.webhook_id))) throw notFound('Webhook');
       return { id: request.params.webhook_id, object: 'webhook' as const, deleted: true as const };
     },
   );
