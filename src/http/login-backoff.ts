@@ -6,7 +6,9 @@ import { ApiError } from '../errors.js';
 // first `max` attempts of a quiet account go through at once; after that,
 // attempts are spaced windowMs/max apart: each waits its turn (at most one
 // spacing, and never more than MAX_WAIT_MS) and is refused with 429 when its
-// turn is further away. A successful login clears the account's record.
+// turn is further away. A successful login changes nothing: clearing the
+// record would hand guessers a fresh burst, and tell them the owner had just
+// logged in.
 //
 // So guessing an account's password stays at `max` attempts per window
 // however many addresses the guesses come from, yet strangers' wrong guesses
@@ -54,11 +56,6 @@ export class LoginBackoff {
     }
     this.emptyAt.set(key, emptyAt + this.spacingMs);
     if (waitMs > 0) await sleep(waitMs);
-  }
-
-  /** The owner proved who they are: earlier failures no longer slow them. */
-  clear(key: string): void {
-    this.emptyAt.delete(key);
   }
 
   private sweep(now: number): void {

@@ -64,4 +64,14 @@ describe('login back-off per account', () => {
     await sleep(retryAfter * 1000);
     expect((await login(owner.email, owner.password)).status).toBe(200);
   });
+
+  it('gives guessers no fresh burst when the owner logs in between their guesses', async () => {
+    const owner = await registerAccount(service.url);
+    for (let i = 0; i < 5; i++) expect((await login(owner.email, `wrong password ${i}`)).status).toBe(401);
+    expect((await login(owner.email, owner.password)).status).toBe(200);
+    // Were the owner's login to reset the account, five more guesses would go
+    // through at once; of three at once, at most one is checked.
+    const guesses = await Promise.all([0, 1, 2].map((i) => login(owner.email, `wrong again ${i}`)));
+    expect(guesses.filter((reply) => reply.status === 429).length).toBeGreaterThanOrEqual(1);
+  });
 });

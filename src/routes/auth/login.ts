@@ -44,7 +44,6 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
       // Check a password either way, so an unknown email costs the same time.
       const valid = await verifyPassword(request.body.password, found?.password_hash ?? DUMMY_PASSWORD_HASH);
       if (!found || !valid) throw new ApiError('unauthorized', 'The email or password is wrong.');
-      app.rateLimits.login.clear(account);
 
       const now = clock.now();
       const session = await createSession(store, {
