@@ -20,15 +20,17 @@ export function storageFailure(error: unknown): string | undefined {
   if (code.startsWith('SQLITE_READONLY')) return 'the database is read-only';
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return 'the database file is damaged';
   if (code.startsWith('SQLITE_CANTOPEN')) return 'the database file cannot be opened';
-  if (code.startsWith('SQLITE_BUSY')) return 'the database is locked by another process';
   // PostgreSQL SQLSTATEs.
   if (code === '53100') return 'database or disk is full';
   if (code.startsWith('53')) return 'the database server is out of resources';
   if (code.startsWith('58')) return 'the database server reports a system error';
   if (code === '25006') return 'the database is read-only';
   if (code.startsWith('XX')) return 'the database reports an internal error or damage';
-  // A lost connection is not counted: the pool replaces it, and a database
-  // that cannot be reached at all fails the health check's own query.
+  // A lock held past busy_timeout (SQLITE_BUSY: a backup, a migration in
+  // another process) is not counted: it passes, and a 503 for it could get a
+  // healthy instance restarted. Nor is a lost connection: the pool replaces
+  // it, and a database that cannot be reached at all fails the health
+  // check's own query.
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { migrateToLatest, openStore, type Store } from '../../src/store/store.js';
@@ -34,6 +35,19 @@ it('is not marked failing by errors of the write itself', async () => {
   await expect(insert('first')).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE' });
   await expect(store.write((trx) => sql`insert into nowhere values (1)`.execute(trx))).rejects.toThrow();
   expect(await store.writeFailure()).toBeUndefined();
+});
+
+it('is not marked failing by a lock another process holds past busy_timeout', async () => {
+  const other = new Database(join(folder, 'db.sqlite'));
+  try {
+    other.exec('begin immediate');
+    await sql.raw('pragma busy_timeout = 50').execute(store.db);
+    await expect(insert(big())).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+    expect(await store.writeFailure()).toBeUndefined();
+  } finally {
+    other.exec('rollback');
+    other.close();
+  }
 });
 
 it('is marked failing by a full disk, and cleared only by a write that commits a change', async () => {
