@@ -66,3 +66,10 @@ it('a change in the OpenAPI document breaks the SDK’s compile', async () => {
   expect(result.ok).toBe(false);
   expect(result.output).toMatch(/TS2367.*"open".*"pending"/);
 }, 60_000);
+
+it("the SDK's event types are the service's, in the same order", async () => {
+  // The SDK is a package of its own and cannot import the service's list.
+  const { EVENT_TYPES } = await import('../../src/domain/events.js');
+  const { WEBHOOK_EVENT_TYPES } = await import('../../sdk/src/types.js');
+  expect([...WEBHOOK_EVENT_TYPES]).toEqual([...EVENT_TYPES]);
+});
