@@ -148,6 +148,10 @@ function startCheckpointer(database: SqliteDatabase.Database, path: string): { s
     /** Asks the thread to close its connection; resolves once it has exited. */
     stop: () => {
       stopping = true;
+      // Held again until it exits: a process closing its store must not end
+      // while the thread still closes its connection (nor before the caller
+      // waiting on that hears of it).
+      worker.ref();
       worker.postMessage('stop');
       return exited;
     },

@@ -124,8 +124,10 @@ export async function spawnService(options: SpawnOptions): Promise<ServiceProces
   createInterface({ input: child.stderr! }).on('line', collect('stderr'));
 
   let exit: Exit | undefined;
+  // 'close', not 'exit': it comes once the output pipes are drained too, so
+  // the last lines a process wrote (its "stopped") are in `lines` by then.
   const exited = new Promise<Exit>((resolveExit) => {
-    child.once('exit', (code, signal) => {
+    child.once('close', (code, signal) => {
       exit = { code, signal };
       running.delete(child);
       for (const wake of lineWaiters) wake();
