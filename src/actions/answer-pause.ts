@@ -21,13 +21,21 @@ export interface Question extends PauseView {
 
 const badToken = () => new ApiError('not_found', 'This response link is not valid.');
 
+/** The pause a token addresses; undefined for any token that is not genuine. */
+export async function findPauseForToken(
+  services: Pick<ServiceContext, 'keys' | 'store'>,
+  token: string,
+): Promise<PausesTable | undefined> {
+  const pauseId = verifyResponseToken(services.keys.respondToken, token);
+  return pauseId ? await getPause(services.store, pauseId) : undefined;
+}
+
 /** The pause a token addresses; any token that is not genuine is a 404. */
 export async function pauseForToken(
   services: Pick<ServiceContext, 'keys' | 'store'>,
   token: string,
 ): Promise<PausesTable> {
-  const pauseId = verifyResponseToken(services.keys.respondToken, token);
-  const pause = pauseId ? await getPause(services.store, pauseId) : undefined;
+  const pause = await findPauseForToken(services, token);
   if (!pause) throw badToken();
   return pause;
 }

@@ -2,7 +2,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { pauseForToken, questionOf, submitAnswer } from '../actions/answer-pause.js';
+import { findPauseForToken, questionOf, submitAnswer } from '../actions/answer-pause.js';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import { ApiError } from '../errors.js';
 import type { PausesTable } from '../store/schema.js';
@@ -68,15 +68,6 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
       .code(429)
       .send(renderErrorPage('Too many requests', 'Please wait a minute, then reload this page.'));
 
-  /** The pause a token addresses, or null when the token is not genuine; any other failure throws. */
-  async function pauseOrNull(token: string): Promise<PausesTable | null> {
-    try {
-      return await pauseForToken(app.services, token);
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'not_found') return null;
-      throw error;
-    }
-  }
   const notFound = (reply: FastifyReply) => pageHeaders(reply).code(404).send(renderNotFoundPage());
   /** A failure on our side: logged with its cause, and a page that says to try again, never "not valid". */
   const failed = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
@@ -91,9 +82,9 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
     extra: Partial<PageState>,
     status = 200,
   ) {
-    let pause: PausesTable | null;
+    let pause: PausesTable | undefined;
     try {
-      pause = await pauseOrNull(token);
+      pause = await findPauseForToken(app.services, token);
     } catch (error) {
       return failed(request, reply, error);
     }
@@ -156,7 +147,7 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { token } = request.params;
-      const pause = await pauseOrNull(token);
+      const pause = await findPauseForToken(app.services, token);
       if (!pause) return notFound(reply);
       try {
         await submitAnswer(app.services, pause, { choice: request.body.choice, text: request.body.text });
