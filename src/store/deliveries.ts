@@ -1,7 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { Claim } from './outbox.js';
-import type { Owner } from './pauses.js';
 import type { Database, DeliveriesTable, EventsTable } from './schema.js';
 import type { Store } from './store.js';
 
@@ -85,23 +84,6 @@ export async function loadDeliveries(
     .execute();
   const attempts = new Map(claims.map((claim) => [claim.id, claim.attempts]));
   return rows.map((row) => ({ ...row, attempts: attempts.get(row.id) ?? 1 }));
-}
-
-/** Whether the webhook exists and is this owner's (developer and mode). */
-export async function isOwnedWebhook(
-  store: Store,
-  owner: Owner,
-  webhookId: string,
-  trx: Kysely<Database> = store.db,
-): Promise<boolean> {
-  const webhook = await trx
-    .selectFrom('webhooks')
-    .select('id')
-    .where('id', '=', webhookId)
-    .where('developer_id', '=', owner.developerId)
-    .where('mode', '=', owner.mode)
-    .executeTakeFirst();
-  return webhook !== undefined;
 }
 
 /** A delivery as its webhook's owner sees it: with its event's type and pause. */

@@ -16,6 +16,23 @@ export const listWebhooks = (store: Store, owner: Owner, trx: Kysely<Database> =
     .orderBy('id', 'desc')
     .execute();
 
+/** Whether the webhook exists and is this owner's (developer and mode). */
+export async function isOwnedWebhook(
+  store: Store,
+  owner: Owner,
+  webhookId: string,
+  trx: Kysely<Database> = store.db,
+): Promise<boolean> {
+  const webhook = await trx
+    .selectFrom('webhooks')
+    .select('id')
+    .where('id', '=', webhookId)
+    .where('developer_id', '=', owner.developerId)
+    .where('mode', '=', owner.mode)
+    .executeTakeFirst();
+  return webhook !== undefined;
+}
+
 /** Deletes the owner's webhook; false when the owner has no webhook of that id in its mode. */
 export async function deleteWebhook(
   store: Store,

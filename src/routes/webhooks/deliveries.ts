@@ -5,8 +5,9 @@ import type { Mode } from '../../domain/keys.js';
 import { ApiError, notFound } from '../../errors.js';
 import { keyHolderOf, type Principal } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
-import { getDelivery, isOwnedWebhook, listDeliveries } from '../../store/deliveries.js';
+import { getDelivery, listDeliveries } from '../../store/deliveries.js';
 import { announceQueued, requeueFailed } from '../../store/outbox.js';
+import { isOwnedWebhook } from '../../store/webhooks.js';
 import { DeliveryObject, presentDelivery, WebhookIdParams } from './schemas.js';
 
 const DeliveryList = Type.Object({
