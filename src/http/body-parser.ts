@@ -27,10 +27,9 @@ const tooManyValues = () => new ApiError('invalid_request', `The JSON body holds
  * 415 like any other non-JSON type, not a confusing "body must be object".
  */
 export function installBodyParsers(app: FastifyInstance): void {
-  // Answered before the body is read, so it is never parsed.
-  app.addHook('onRequest', async (request) => {
-    if (request.is404) throw noSuchEndpoint(request);
-  });
+  // Answered before the body is read, so it is never parsed. A callback, not
+  // an async hook: it runs on every request, creates included.
+  app.addHook('onRequest', (request, _reply, done) => done(request.is404 ? noSuchEndpoint(request) : undefined));
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
