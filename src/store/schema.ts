@@ -61,6 +61,38 @@ export interface PausesTable {
   response_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Votes an option needs to decide; null on a pause without reviewers. */
+  quorum: number | null;
+  /** JSON array of the options a single vote decides; null without reviewers. */
+  veto: string | null;
+  remind_every: number | null;
+  remind_max: number | null;
+  /** JSON {after, reviewers: [{email, name}]} or null. */
+  escalate: string | null;
+  /** The reviewer whose vote decided the pause. */
+  responded_by: string | null;
+  /** When the next reminder falls due; null when none is left or the pause is decided. */
+  remind_at: string | null;
+  reminders_sent: number | null;
+  /** When the escalation falls due; null once escalated or decided. */
+  escalate_at: string | null;
+  escalated_at: string | null;
+}
+
+export type ReviewerSource = 'create' | 'escalation';
+
+export interface ReviewersTable {
+  id: string;
+  pause_id: string;
+  /** Lower-cased. */
+  email: string;
+  name: string | null;
+  added_by: ReviewerSource;
+  added_at: string;
+  /** The vote: all three null until the reviewer votes, then never changed. */
+  vote_choice: string | null;
+  vote_text: string | null;
+  voted_at: string | null;
 }
 
 export interface EventsTable {
@@ -152,7 +184,13 @@ export interface NotificationsTable extends OutboxColumns<NotificationStatus> {
   subject: string | null;
   text_body: string;
   html_body: string | null;
+  /** The reviewer it is for; null for a `notify` recipient. */
+  reviewer_id: string | null;
+  kind: NotificationKind;
 }
+
+/** Why a notification was sent: the question itself, a reminder, or an escalation. */
+export type NotificationKind = 'question' | 'reminder' | 'escalation';
 
 export interface Database {
   developers: DevelopersTable;
@@ -160,6 +198,7 @@ export interface Database {
   sessions: SessionsTable;
   usage_counters: UsageCountersTable;
   pauses: PausesTable;
+  reviewers: ReviewersTable;
   events: EventsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;

@@ -6,6 +6,7 @@ import * as billing from './0004_billing.js';
 import * as notifications from './0005_notifications.js';
 import * as billingTimes from './0006_billing_times.js';
 import * as fairClaims from './0007_fair_claims.js';
+import * as reviewers from './0008_reviewers.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_notifications': notifications,
   '0006_billing_times': billingTimes,
   '0007_fair_claims': fairClaims,
+  '0008_reviewers': reviewers,
 };
