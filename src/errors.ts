@@ -15,6 +15,7 @@ export const errorStatus = {
   idempotency_conflict: 409,
   pause_not_pending: 409,
   already_responded: 409,
+  already_voted: 409,
   delivery_not_failed: 409,
   pause_closed: 410,
   request_timeout: 408,
@@ -46,6 +47,26 @@ export class ApiError extends Error {
 
 export const notFound = (what = 'Resource') => new ApiError('not_found', `${what} not found.`);
 
+export interface FieldProblem {
+  /** The field's path, with dots, e.g. `reviewers.2.email`. */
+  field: string;
+  /** What is wrong, in words that follow the field's name. */
+  problem: string;
+}
+
+// However many fields are bad, the answer stays small.
+const FIELDS_LISTED = 100;
+const FIELDS_IN_MESSAGE = 10;
+
+/** A refused request, naming each bad field: `details.fields` and the message say the same. */
+export function invalidFields(problems: FieldProblem[]): ApiError {
+  const named = problems.slice(0, FIELDS_IN_MESSAGE).map((p) => `${p.field} ${p.problem}`);
+  const more = problems.length - named.length;
+  if (more > 0) named.push(`and ${more} more field${more === 1 ? '' : 's'}`);
+  return new ApiError('invalid_request', `Invalid request: ${named.join('; ')}.`, {
+    fields: problems.slice(0, FIELDS_LISTED),
+  });
+}
+
 /** A 400 for one field that passed the schema but breaks a rule of its own. */
-export const invalidField = (field: string, problem: string) =>
-  new ApiError('invalid_request', `Invalid request: ${field} ${problem}.`, { fields: [{ field, problem }] });
+export const invalidField = (field: string, problem: string) => invalidFields([{ field, problem }]);

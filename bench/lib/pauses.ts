@@ -3,6 +3,7 @@
 // (src/actions/create-pause.ts buildRow), through the project's own store.
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_OPTIONS } from '../../src/domain/pause.js';
+import { WITHOUT_REVIEWERS } from '../../src/store/pauses.js';
 import type { PausesTable } from '../../src/store/schema.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { runLoad } from './load.js';
@@ -60,6 +61,7 @@ export function pendingPauseRow(input: PendingPauseInput, id: string, createdAt:
     response_at: null,
     created_at: createdAt,
     updated_at: createdAt,
+    ...WITHOUT_REVIEWERS,
   };
 }
 

@@ -4,12 +4,26 @@ import { currentOutcome, MAX_TEXT_LENGTH, type PauseView } from '../domain/pause
 import { verifyResponseToken } from '../domain/response-token.js';
 import { ApiError, invalidField } from '../errors.js';
 import { getPause } from '../store/pauses.js';
-import type { PausesTable } from '../store/schema.js';
-import { respondToPause } from '../store/transitions.js';
+import { getReviewer, tallyOf } from '../store/reviewers.js';
+import type { PausesTable, ReviewersTable } from '../store/schema.js';
+import { castVote, respondToPause } from '../store/transitions.js';
 
 // What the human sees and does, shared by the JSON API (/v1/respond/{token})
 // and the HTML page (/r/{token}). Only the question is ever shown: never
-// metadata, notify targets or anything about the developer.
+// metadata, notify targets or anything about the developer; a reviewer sees
+// the vote counts and their own vote, never other reviewers' names or votes.
+
+/** Who a response link speaks for: anyone holding the pause's shared link, or one named reviewer. */
+export interface Responder {
+  pause: PausesTable;
+  reviewer?: ReviewersTable;
+}
+
+export interface OwnVote {
+  choice: string;
+  text: string | null;
+  voted_at: string;
+}
 
 export interface Question extends PauseView {
   title: string;
@@ -17,31 +31,55 @@ export interface Question extends PauseView {
   options: string[];
   allow_text: boolean;
   expires_at: string;
+  /** For a reviewer: how the pause is decided and how many have voted. */
+  quorum?: { needed: number; reviewers: number; votes_so_far: number };
+  /** For a reviewer: their own vote, once cast. */
+  your_vote?: OwnVote | null;
 }
 
 const badToken = () => new ApiError('not_found', 'This response link is not valid.');
 
-/** The pause a token addresses; undefined for any token that is not genuine. */
-export async function findPauseForToken(
+/**
+ * The pause (and reviewer) a token addresses; undefined for any token that
+ * is not genuine, and for a pause's shared link once it has reviewers.
+ */
+export async function findResponder(
   services: Pick<ServiceContext, 'keys' | 'store'>,
   token: string,
-): Promise<PausesTable | undefined> {
-  const pauseId = verifyResponseToken(services.keys.respondToken, token);
-  return pauseId ? await getPause(services.store, pauseId) : undefined;
+): Promise<Responder | undefined> {
+  const subject = verifyResponseToken(services.keys.respondToken, token);
+  if (!subject) return undefined;
+  const { store } = services;
+  const { pauseId, reviewerId } = subject;
+  if (!reviewerId) {
+    const pause = await getPause(store, pauseId);
+    return pause && pause.quorum === null ? { pause } : undefined;
+  }
+  const [pause, reviewer] = await Promise.all([getPause(store, pauseId), getReviewer(store, { pauseId, reviewerId })]);
+  return pause && reviewer ? { pause, reviewer } : undefined;
 }
 
-/** The pause a token addresses; any token that is not genuine is a 404. */
-export async function pauseForToken(
+/** The pause (and reviewer) a token addresses; any token that is not genuine is a 404. */
+export async function responderFor(
   services: Pick<ServiceContext, 'keys' | 'store'>,
   token: string,
-): Promise<PausesTable> {
-  const pause = await findPauseForToken(services, token);
-  if (!pause) throw badToken();
-  return pause;
+): Promise<Responder> {
+  const responder = await findResponder(services, token);
+  if (!responder) throw badToken();
+  return responder;
 }
 
-export function questionOf(pause: PausesTable): Question {
-  return {
+const ownVote = (reviewer: ReviewersTable): OwnVote | null =>
+  reviewer.voted_at === null
+    ? null
+    : { choice: reviewer.vote_choice ?? '', text: reviewer.vote_text, voted_at: reviewer.voted_at };
+
+/** The question as the responder may see it. */
+export async function questionFor(
+  services: Pick<ServiceContext, 'store'>,
+  { pause, reviewer }: Responder,
+): Promise<Question> {
+  const question: Question = {
     title: pause.title,
     body: pause.body,
     options: JSON.parse(pause.options),
@@ -49,29 +87,70 @@ export function questionOf(pause: PausesTable): Question {
     expires_at: pause.expires_at,
     ...currentOutcome(pause),
   };
+  if (!reviewer) return question;
+  const tally = await tallyOf(services.store, pause.id);
+  return {
+    ...question,
+    quorum: { needed: pause.quorum ?? 1, reviewers: tally.reviewers, votes_so_far: tally.votes },
+    your_vote: ownVote(reviewer),
+  };
 }
 
-/** Records the human's answer, or says exactly why it cannot be recorded. */
+/** What answering did: the pause's outcome so far, and for a reviewer their vote. */
+export interface AnswerResult {
+  status: PausesTable['status'];
+  choice: string | null;
+  text: string | null;
+  response_at: string | null;
+  your_vote?: OwnVote;
+}
+
+/** Records the human's answer (or reviewer's vote), or says exactly why it cannot be recorded. */
 export async function submitAnswer(
   services: Pick<ServiceContext, 'store' | 'clock' | 'signals'>,
-  pause: PausesTable,
+  { pause, reviewer }: Responder,
   answer: { choice: string; text?: string | null },
-): Promise<{ choice: string; text: string | null; response_at: string }> {
-  const question = questionOf(pause);
-  if (!question.options.includes(answer.choice)) throw invalidField('choice', 'must be one of the options');
+): Promise<AnswerResult> {
+  const options = JSON.parse(pause.options) as string[];
+  if (!options.includes(answer.choice)) throw invalidField('choice', 'must be one of the options');
   const text = answer.text === undefined || answer.text === '' ? null : answer.text;
-  if (text !== null && !question.allow_text) throw invalidField('text', 'is not accepted for this pause');
+  if (text !== null && pause.allow_text !== 1) throw invalidField('text', 'is not accepted for this pause');
   if (text !== null && text.length > MAX_TEXT_LENGTH)
     throw invalidField('text', `must be at most ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters`);
 
   const { store, clock, signals } = services;
   const now = isoTime(clock.now());
-  const responded = await respondToPause(store, { pauseId: pause.id, choice: answer.choice, text, now });
+  const input = { pauseId: pause.id, choice: answer.choice, text, now };
+  if (reviewer) {
+    const vote = await castVote(store, { ...input, reviewerId: reviewer.id });
+    if (vote.kind !== 'counted') throw refusedVote[vote.kind]();
+    if (vote.decided) signals.changed([pause.id], { queued: vote.queued });
+    else if (vote.queued) signals.queued();
+    const outcome = currentOutcome(vote.pause);
+    return {
+      status: outcome.status,
+      choice: outcome.response?.choice ?? null,
+      text: outcome.response?.text ?? null,
+      response_at: outcome.response?.response_at ?? null,
+      your_vote: { choice: vote.vote.choice, text: vote.vote.text, voted_at: vote.vote.voted_at },
+    };
+  }
+  const responded = await respondToPause(store, input);
   if (responded) {
     signals.changed([pause.id], { queued: responded.queued });
-    return { choice: answer.choice, text, response_at: now };
+    return { status: 'responded', choice: answer.choice, text, response_at: now };
   }
   const current = await getPause(store, pause.id);
-  if (current?.status === 'responded') throw new ApiError('already_responded', 'This pause has already been answered.');
-  throw new ApiError('pause_closed', 'This pause has expired or was cancelled; it no longer takes answers.');
+  if (current?.status === 'responded') throw alreadyResponded();
+  throw closed();
 }
+
+const refusedVote = {
+  already_voted: () => new ApiError('already_voted', 'You have already voted on this question.'),
+  already_responded: () => alreadyResponded(),
+  closed: () => closed(),
+};
+
+const alreadyResponded = () => new ApiError('already_responded', 'This pause has already been answered.');
+const closed = () =>
+  new ApiError('pause_closed', 'This pause has expired or was cancelled; it no longer takes answers.');

@@ -2,10 +2,9 @@ import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { isOverdue } from '../domain/pause.js';
 import { ApiError, notFound } from '../errors.js';
-import { notificationsOf } from '../store/notifications.js';
 import { getOwnedPause, type Owner } from '../store/pauses.js';
 import { cancelPause } from '../store/transitions.js';
-import { type PresentedPause, presentPause } from './present-pause.js';
+import { type PresentedPause, presentStoredPauses } from './present-pause.js';
 
 /** Cancels the owner's pending pause and returns it; says why when it cannot (404, or 409 with its status). */
 export async function cancelOwnedPause(
@@ -18,7 +17,8 @@ export async function cancelOwnedPause(
   if (cancel) {
     const cancelled = cancel.pause;
     signals.changed([cancelled.id], { queued: cancel.queued });
-    return presentPause(services, cancelled, (await notificationsOf(store, [cancelled])).get(cancelled.id));
+    const [presented] = await presentStoredPauses(services, [cancelled]);
+    return presented as PresentedPause;
   }
   const existing = await getOwnedPause(store, owner, pauseId);
   if (!existing) throw notFound('Pause');

@@ -11,10 +11,12 @@ import { isUniqueViolation } from '../store/errors.js';
 import { findIdempotencyRecord, recordIdempotentResponse } from '../store/idempotency.js';
 import { insertNotifications } from '../store/notifications.js';
 import { announceQueued } from '../store/outbox.js';
-import { insertPause, type Owner } from '../store/pauses.js';
+import { insertPause, type Owner, WITHOUT_REVIEWERS } from '../store/pauses.js';
+import { insertReviewers } from '../store/reviewers.js';
 import type { Database, PausesTable } from '../store/schema.js';
 import { consumeLivePause } from '../store/usage.js';
-import { type NotifyRequest, planNotifications } from './plan-notifications.js';
+import { type NotifyRequest, planNotifications, planReviewerEmails } from './plan-notifications.js';
+import { planReviewers, type ReviewerFields } from './plan-reviewers.js';
 import { type PresentedPause, presentPause, responseUrl } from './present-pause.js';
 
 // Creating a pause: the row, its notifications, the live quota and the
@@ -23,7 +25,7 @@ import { type PresentedPause, presentPause, responseUrl } from './present-pause.
 // that span fields, and those that need the clock or the account, are here.
 
 /** What a developer asks for; README "API reference › Pauses" describes each field. */
-export interface NewPause {
+export interface NewPause extends ReviewerFields {
   title: string;
   body?: string;
   options?: string[];
@@ -63,7 +65,9 @@ export async function createPause(
 ): Promise<PresentedPause | IdempotentReplay> {
   const { store, clock, signals } = services;
   const now = clock.now();
-  const row = buildRow(owner, request, now);
+  const plain = buildRow(owner, request, now);
+  const { columns, reviewers } = planReviewers(services, request, plain);
+  const row: PausesTable = columns ? { ...plain, ...columns } : plain;
 
   const requestHash = idempotencyKey ? sha256Hex(canonicalJson(request)) : '';
   const replay = () => findReplay(services, owner, idempotencyKey!, requestHash, now);
@@ -72,13 +76,21 @@ export async function createPause(
     if (replayed) return replayed;
   }
 
-  const url = responseUrl(services, row.id);
-  // Without `notify` there is nothing to plan or check: no call, no await.
-  const notifications = request.notify ? await planNotifications(services, owner.mode, row, request.notify, url) : [];
-  const created = presentPause(services, row, notifications, url);
+  // A pause with reviewers has no shared link: each reviewer is sent their own.
+  const url = reviewers.length > 0 ? null : responseUrl(services, row.id);
+  // Without `notify` or reviewers there is nothing to plan or check: no call, no await.
+  const notifications = request.notify
+    ? await planNotifications(services, owner.mode, row, request.notify, url ?? '')
+    : planReviewerEmails(services, row, reviewers, {
+        kind: 'question',
+        reviewerCount: reviewers.length,
+        now: row.created_at,
+      });
+  const created = presentPause(services, row, { notifications, reviewers, url });
   const write = async (db: Kysely<Database>) => {
     if (owner.mode === 'live') await chargeQuota(services, db, owner, now);
     await insertPause(store, row, db);
+    if (reviewers.length > 0) await insertReviewers(store, reviewers, db);
     if (notifications.length > 0) {
       await insertNotifications(store, notifications, db);
       await announceQueued(store, db);
@@ -160,6 +172,7 @@ function buildRow(owner: Owner, request: NewPause, now: Date): PausesTable {
     response_at: null,
     created_at: createdAt,
     updated_at: createdAt,
+    ...WITHOUT_REVIEWERS,
   };
 }
 

@@ -1,15 +1,17 @@
 import type { ServiceContext } from '../context.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
+import { reviewerToken } from '../domain/response-token.js';
 import { seal } from '../domain/sealed.js';
 import { ApiError } from '../errors.js';
 import { maskUrl, renderEmail, renderSlack } from '../messages/render.js';
 import { checkOutboundUrl } from '../net/address-policy.js';
-import type { NotificationsTable, PausesTable } from '../store/schema.js';
+import type { NotificationKind, NotificationsTable, PausesTable, ReviewersTable } from '../store/schema.js';
 
-// The notifications a new pause asks for, rendered now and written with the
-// pause. Live ones are queued for sending; test ones are kept as `suppressed`
-// so developers can see what would have gone out.
+// The notifications a pause asks for, rendered now and written with the
+// pause (or with the reminder or escalation that sends them). Live ones are
+// queued for sending; test ones are kept as `suppressed` so developers can see
+// what would have gone out.
 
 export interface NotifyRequest {
   email?: string[];
@@ -52,19 +54,7 @@ export async function planNotifications(
     expiresAt: pause.expires_at,
     responseUrl,
   };
-  const queued = mode === 'live';
-  const base = {
-    pause_id: pause.id,
-    developer_id: pause.developer_id,
-    status: queued ? ('pending' as const) : ('suppressed' as const),
-    attempts: 0,
-    next_attempt_at: queued ? pause.created_at : null,
-    last_status_code: null,
-    last_error: null,
-    created_at: pause.created_at,
-    updated_at: pause.created_at,
-    completed_at: null,
-  };
+  const base = queueColumns(pause, pause.created_at);
   const rows: NotificationsTable[] = [];
   if (emails.length > 0) {
     const email = renderEmail(question);
@@ -78,6 +68,8 @@ export async function planNotifications(
         subject: email.subject,
         text_body: email.text,
         html_body: email.html,
+        reviewer_id: null,
+        kind: 'question',
       });
     }
   }
@@ -91,7 +83,80 @@ export async function planNotifications(
       subject: null,
       text_body: renderSlack(question),
       html_body: null,
+      reviewer_id: null,
+      kind: 'question',
     });
   }
   return rows;
+}
+
+/** The columns every new notification starts with: queued when live, kept as `suppressed` in test mode. */
+function queueColumns(pause: Pick<PausesTable, 'id' | 'developer_id' | 'mode'>, now: string) {
+  const queued = pause.mode === 'live';
+  return {
+    pause_id: pause.id,
+    developer_id: pause.developer_id,
+    status: queued ? ('pending' as const) : ('suppressed' as const),
+    attempts: 0,
+    next_attempt_at: queued ? now : null,
+    last_status_code: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+  };
+}
+
+/** The link a reviewer votes through: theirs alone. */
+export function reviewerUrl(
+  services: Pick<ServiceContext, 'publicBaseUrl' | 'keys'>,
+  reviewer: Pick<ReviewersTable, 'id' | 'pause_id'>,
+): string {
+  return `${services.publicBaseUrl}/r/${reviewerToken(services.keys.respondToken, reviewer.pause_id, reviewer.id)}`;
+}
+
+/** How a pause with reviewers is decided, in one line for a reviewer. */
+export function quorumNote(pause: Pick<PausesTable, 'quorum'>, reviewers: number): string {
+  const quorum = pause.quorum ?? 1;
+  if (reviewers === 1) return 'You are the reviewer of this question.';
+  if (quorum === 1) return `You are one of ${reviewers} reviewers; the first answer decides.`;
+  return `You are one of ${reviewers} reviewers; ${quorum} must give the same answer.`;
+}
+
+/**
+ * One email per reviewer, each with the reviewer's own link: the question
+ * itself (at creation, or to reviewers added by escalation) or a reminder.
+ */
+export function planReviewerEmails(
+  services: Pick<ServiceContext, 'publicBaseUrl' | 'keys'>,
+  pause: PausesTable,
+  reviewers: ReviewersTable[],
+  input: { kind: NotificationKind; reviewerCount: number; now: string },
+): NotificationsTable[] {
+  if (reviewers.length === 0) return [];
+  const base = queueColumns(pause, input.now);
+  const options = JSON.parse(pause.options) as string[];
+  return reviewers.map((reviewer) => {
+    const email = renderEmail({
+      title: pause.title,
+      body: pause.body,
+      options,
+      expiresAt: pause.expires_at,
+      responseUrl: reviewerUrl(services, reviewer),
+      kind: input.kind === 'reminder' ? 'reminder' : 'question',
+      reviewerNote: quorumNote(pause, input.reviewerCount),
+    });
+    return {
+      ...base,
+      id: newId('ntf'),
+      channel: 'email',
+      recipient: reviewer.email,
+      target_sealed: null,
+      subject: email.subject,
+      text_body: email.text,
+      html_body: email.html,
+      reviewer_id: reviewer.id,
+      kind: input.kind,
+    };
+  });
 }

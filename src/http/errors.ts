@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.js';
-import { describeValidation, type FieldProblem } from './validation.js';
+import { ApiError, invalidFields } from '../errors.js';
+import { describeValidation } from './validation.js';
 
 // Every failure leaves as {"error": {code, message, request_id, details?}};
 // Fastify's own errors are mapped onto the same codes. A 500 says nothing of
@@ -20,22 +20,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   });
 }
 
-// However many fields are bad, the answer stays small.
-const FIELDS_LISTED = 100;
-const FIELDS_IN_MESSAGE = 10;
-
-/** A refused request, naming each bad field: `details.fields` and the message say the same. */
-function invalidRequest(problems: FieldProblem[]): ApiError {
-  const named = problems.slice(0, FIELDS_IN_MESSAGE).map((p) => `${p.field} ${p.problem}`);
-  const more = problems.length - named.length;
-  if (more > 0) named.push(`and ${more} more field${more === 1 ? '' : 's'}`);
-  return new ApiError('invalid_request', `Invalid request: ${named.join('; ')}.`, {
-    fields: problems.slice(0, FIELDS_LISTED),
-  });
-}
-
 function fromFastifyError(error: FastifyError): ApiError | null {
-  if (error.validation) return invalidRequest(describeValidation(error.validation, error.validationContext));
+  if (error.validation) return invalidFields(describeValidation(error.validation, error.validationContext));
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large', 'The request body is larger than the 1 MiB limit.');

@@ -21,10 +21,7 @@ export function installValidation(app: FastifyInstance): void {
   );
 }
 
-export interface FieldProblem {
-  field: string;
-  problem: string;
-}
+import type { FieldProblem } from '../errors.js';
 
 type ValidationError = FastifySchemaValidationError & { schemaPath: string };
 type Params = Record<string, unknown>;

@@ -9,6 +9,10 @@ export interface Question {
   options: string[];
   expiresAt: string;
   responseUrl: string;
+  /** Why this message: the question itself (default) or a reminder of it. */
+  kind?: 'question' | 'reminder';
+  /** For a named reviewer: one line on how the question is decided, e.g. "2 of 3 reviewers must agree." */
+  reviewerNote?: string;
 }
 
 export interface RenderedEmail {
@@ -26,11 +30,13 @@ export const choiceLink = (responseUrl: string, option: string) =>
   `${responseUrl}?choice=${encodeURIComponent(option)}`;
 
 export function renderEmail(question: Question): RenderedEmail {
-  const subject = `Decision needed: ${oneLine(question.title).slice(0, 150)}`;
+  const lead = question.kind === 'reminder' ? 'Reminder: decision needed' : 'Decision needed';
+  const subject = `${lead}: ${oneLine(question.title).slice(0, 150)}`;
   const text = [
     question.title,
     '',
     ...(question.body ? [question.body, ''] : []),
+    ...(question.reviewerNote ? [question.reviewerNote, ''] : []),
     'Choose an answer (you will confirm it on the page):',
     ...question.options.map((option) => `- ${option}: ${choiceLink(question.responseUrl, option)}`),
     '',
@@ -48,9 +54,10 @@ export function renderEmail(question: Question): RenderedEmail {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head>
 <body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1d21">
 <div style="max-width:560px;margin:0 auto;background:#fff;border:1px solid #d9dde3;border-radius:10px;padding:24px">
-<p style="margin:0 0 8px;color:#5d6470;font-size:13px;text-transform:uppercase;letter-spacing:.04em">A decision is needed</p>
+<p style="margin:0 0 8px;color:#5d6470;font-size:13px;text-transform:uppercase;letter-spacing:.04em">${question.kind === 'reminder' ? 'Reminder: a decision is still needed' : 'A decision is needed'}</p>
 <h1 style="margin:0 0 12px;font-size:20px;line-height:1.3">${escapeHtml(question.title)}</h1>
 ${question.body ? `<p style="margin:0 0 16px;white-space:pre-wrap">${escapeHtml(question.body)}</p>` : ''}
+${question.reviewerNote ? `<p style="margin:0 0 16px;color:#5d6470">${escapeHtml(question.reviewerNote)}</p>` : ''}
 <p style="margin:0 0 8px;font-weight:600">Choose an answer</p>
 <div>${buttons}</div>
 <p style="margin:16px 0 0;font-size:14px;color:#5d6470">You will confirm your choice on the page. <a href="${escapeHtml(question.responseUrl)}" style="color:#1f5fd1">Open the question</a>. This request expires at ${formatUtc(question.expiresAt)}.</p>

@@ -29,24 +29,46 @@ export const getNotification = (
 
 export type NotificationSummary = Pick<
   NotificationsTable,
-  'id' | 'pause_id' | 'channel' | 'recipient' | 'status' | 'attempts' | 'last_error' | 'completed_at'
+  | 'id'
+  | 'pause_id'
+  | 'channel'
+  | 'recipient'
+  | 'status'
+  | 'attempts'
+  | 'last_error'
+  | 'completed_at'
+  | 'created_at'
+  | 'reviewer_id'
+  | 'kind'
 >;
 
 /**
  * The notifications of these pauses, grouped by pause. Only a pause created
- * with `notify` has any, so the others cost no query.
+ * with `notify` or reviewers has any, so the others cost no query.
  */
 export async function notificationsOf(
   store: Store,
-  pauses: Array<Pick<PausesTable, 'id' | 'notify'>>,
+  pauses: Array<Pick<PausesTable, 'id' | 'notify' | 'quorum'>>,
   trx: Kysely<Database> = store.db,
 ): Promise<Map<string, NotificationSummary[]>> {
   const byPause = new Map<string, NotificationSummary[]>();
-  const pauseIds = pauses.filter((pause) => pause.notify !== null).map((pause) => pause.id);
+  const pauseIds = pauses.filter((pause) => pause.notify !== null || pause.quorum !== null).map((pause) => pause.id);
   if (pauseIds.length === 0) return byPause;
   const rows = await trx
     .selectFrom('notifications')
-    .select(['id', 'pause_id', 'channel', 'recipient', 'status', 'attempts', 'last_error', 'completed_at'])
+    .select([
+      'id',
+      'pause_id',
+      'channel',
+      'recipient',
+      'status',
+      'attempts',
+      'last_error',
+      'completed_at',
+      'created_at',
+      'reviewer_id',
+      'kind',
+    ])
     .where('pause_id', 'in', pauseIds)
     .orderBy('id')
     .execute();

@@ -59,8 +59,28 @@ export async function listPauses(
   return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
 }
 
-/** A new pause: the hottest write of all. */
-export const insertPause = prepared((db, row: PausesTable) =>
+/** The reviewer columns of a pause that has none. */
+export const WITHOUT_REVIEWERS = {
+  quorum: null,
+  veto: null,
+  remind_every: null,
+  remind_max: null,
+  escalate: null,
+  responded_by: null,
+  remind_at: null,
+  reminders_sent: null,
+  escalate_at: null,
+  escalated_at: null,
+} as const satisfies Partial<PausesTable>;
+
+/** A new pause. */
+export async function insertPause(store: Store, row: PausesTable, trx?: Kysely<Database>): Promise<void> {
+  if (row.quorum === null) await insertPlainPause(store, row, trx);
+  else await (trx ?? store.db).insertInto('pauses').values(row).execute();
+}
+
+/** A new pause without reviewers: the hottest write of all, so prepared once, with only the columns it sets. */
+const insertPlainPause = prepared((db, row: PausesTable) =>
   db.insertInto('pauses').values({
     id: row.id,
     developer_id: row.developer_id,

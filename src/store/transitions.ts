@@ -1,12 +1,20 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import { type EventType, eventPayload } from '../domain/events.js';
+import {
+  type Decision,
+  type EventType,
+  eventPayload,
+  type OutcomeEventType,
+  type Vote,
+  votedPayload,
+} from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
+import { decides } from '../domain/votes.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
 import { announceQueued } from './outbox.js';
 import { prepared } from './prepared.js';
-import type { Database, EventsTable, PausesTable } from './schema.js';
+import type { Database, EventsTable, PausesTable, ReviewersTable } from './schema.js';
 import type { Store } from './store.js';
 import { PAUSE_CHANNEL } from './wake-up-channels.js';
 
@@ -14,6 +22,7 @@ import { PAUSE_CHANNEL } from './wake-up-channels.js';
 // update (`WHERE status = 'pending'` plus the expiry rule) in a transaction
 // that also writes the event to the outbox, so exactly one outcome wins and
 // it has exactly one event. Whoever loses gets null and decides the error.
+// A reviewer's vote is here too: the vote that decides is such a transition.
 
 export type Pause = PausesTable;
 
@@ -34,6 +43,7 @@ async function recordEvents(
   pauses: Pause[],
   now: string,
   trx: Transaction<Database>,
+  payloadOf = (pause: Pause) => eventPayload(type as OutcomeEventType, pause, now),
 ): Promise<boolean> {
   if (pauses.length === 0) return false;
   const events: EventsTable[] = pauses.map((pause) => ({
@@ -42,7 +52,7 @@ async function recordEvents(
     developer_id: pause.developer_id,
     mode: pause.mode,
     type,
-    payload: eventPayload(type, pause, now),
+    payload: payloadOf(pause),
     created_at: now,
   }));
   await trx.insertInto('events').values(events).execute();
@@ -95,7 +105,7 @@ export async function respondToPause(
 const markCancelled = prepared((db, input: { pauseId: string; developerId: string; mode: Mode; now: string }) =>
   db
     .updateTable('pauses')
-    .set({ status: 'cancelled', updated_at: input.now })
+    .set({ status: 'cancelled', updated_at: input.now, remind_at: null, escalate_at: null })
     .where('id', '=', input.pauseId)
     .where('developer_id', '=', input.developerId)
     .where('mode', '=', input.mode)
@@ -142,6 +152,8 @@ export async function expireDuePauses(
         response_text: null,
         response_at: eb.ref('expires_at'),
         updated_at: input.now,
+        remind_at: null,
+        escalate_at: null,
       }))
       .where('id', 'in', due)
       .where('status', '=', PENDING)
@@ -149,6 +161,100 @@ export async function expireDuePauses(
       .execute();
     return { pauses: expired, queued: await recordEvents(store, 'pause.timed_out', expired, input.now, trx) };
   });
+}
+
+export type VoteResult =
+  | { kind: 'counted'; pause: Pause; vote: Vote; votesSoFar: number; decided: boolean; queued: boolean }
+  | { kind: 'already_voted' | 'already_responded' | 'closed' };
+
+export const voteOf = (reviewer: ReviewersTable): Vote | null =>
+  reviewer.voted_at === null
+    ? null
+    : {
+        reviewer_id: reviewer.id,
+        email: reviewer.email,
+        choice: reviewer.vote_choice ?? '',
+        text: reviewer.vote_text,
+        voted_at: reviewer.voted_at,
+      };
+
+/**
+ * A reviewer's vote: counted once per reviewer, and when it decides (a veto
+ * option, or the quorum reached) the pause is responded in the same
+ * transaction, with its one pause.responded event. Every vote also writes a
+ * pause.voted event.
+ *
+ * The pause row is read first with a lock on PostgreSQL, so concurrent votes
+ * (and a cancel) on one pause queue here and each counts every vote committed
+ * before it; SQLite runs one write transaction at a time anyway.
+ */
+export async function castVote(
+  store: Store,
+  input: { pauseId: string; reviewerId: string; choice: string; text: string | null; now: string },
+): Promise<VoteResult> {
+  const { pauseId, reviewerId, now } = input;
+  return store.write(async (trx) => {
+    let read = trx.selectFrom('pauses').selectAll().where('id', '=', pauseId);
+    if (store.dialect === 'postgres') read = read.forUpdate();
+    const pause = await read.executeTakeFirst();
+    if (pause?.status === 'responded') return { kind: 'already_responded' };
+    if (!pause || pause.status !== 'pending' || pause.expires_at <= now || pause.quorum === null)
+      return { kind: 'closed' };
+    const voted = await trx
+      .updateTable('reviewers')
+      .set({ vote_choice: input.choice, vote_text: input.text, voted_at: now })
+      .where('id', '=', reviewerId)
+      .where('pause_id', '=', pauseId)
+      .where('voted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (!voted) return { kind: 'already_voted' };
+    const votes = await votesOf(trx, pauseId);
+    const vote = voteOf(voted) as Vote;
+    const rules = { quorum: pause.quorum, veto: JSON.parse(pause.veto ?? '[]') as string[] };
+    const decided = decides(rules, input.choice, votes.filter((counted) => counted.choice === input.choice).length);
+    const reviewer = { id: voted.id, email: voted.email, name: voted.name };
+    let queued = await recordEvents(store, 'pause.voted', [pause], now, trx, () =>
+      votedPayload(pause, reviewer, vote, votes.length),
+    );
+    if (!decided) return { kind: 'counted', pause, vote, votesSoFar: votes.length, decided, queued };
+
+    const responded = await trx
+      .updateTable('pauses')
+      .set({
+        status: 'responded',
+        response_choice: input.choice,
+        response_text: input.text,
+        response_at: now,
+        responded_by: reviewerId,
+        updated_at: now,
+        remind_at: null,
+        escalate_at: null,
+      })
+      .where('id', '=', pauseId)
+      .where('status', '=', PENDING)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const decision: Decision = { responded_by: reviewer, votes };
+    queued =
+      (await recordEvents(store, 'pause.responded', [responded], now, trx, (row) =>
+        eventPayload('pause.responded', row, now, decision),
+      )) || queued;
+    return { kind: 'counted', pause: responded, vote, votesSoFar: votes.length, decided, queued };
+  });
+}
+
+/** Every vote cast on a pause, in the order they were cast. */
+async function votesOf(trx: Kysely<Database>, pauseId: string): Promise<Vote[]> {
+  const rows = await trx
+    .selectFrom('reviewers')
+    .selectAll()
+    .where('pause_id', '=', pauseId)
+    .where('voted_at', 'is not', null)
+    .orderBy('voted_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => voteOf(row) as Vote);
 }
 
 /** When the next pending pause falls due, if any. */

@@ -2,10 +2,9 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { findPauseForToken, questionOf, submitAnswer } from '../actions/answer-pause.js';
+import { findResponder, questionFor, type Responder, submitAnswer } from '../actions/answer-pause.js';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import { ApiError } from '../errors.js';
-import type { PausesTable } from '../store/schema.js';
 import { PAGE_CSS, PAGE_JS } from './assets.js';
 import { type PageState, renderErrorPage, renderNotFoundPage, renderQuestionPage } from './page.js';
 
@@ -34,6 +33,8 @@ function pageMessage(error: ApiError): string {
   switch (error.code) {
     case 'already_responded':
       return 'This question has already been answered.';
+    case 'already_voted':
+      return 'You have already voted on this question.';
     case 'pause_closed':
       return 'This question is closed: it expired or was withdrawn.';
     default:
@@ -82,15 +83,17 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
     extra: Partial<PageState>,
     status = 200,
   ) {
-    let pause: PausesTable | undefined;
+    let responder: Responder | undefined;
+    let question: Awaited<ReturnType<typeof questionFor>>;
     try {
-      pause = await findPauseForToken(app.services, token);
+      responder = await findResponder(app.services, token);
+      if (!responder) return notFound(reply);
+      question = await questionFor(app.services, responder);
     } catch (error) {
       return failed(request, reply, error);
     }
-    if (!pause) return notFound(reply);
     const html = renderQuestionPage({
-      question: questionOf(pause),
+      question,
       action: `/r/${encodeURIComponent(token)}`,
       now: app.services.clock.now(),
       ...extra,
@@ -147,10 +150,10 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { token } = request.params;
-      const pause = await findPauseForToken(app.services, token);
-      if (!pause) return notFound(reply);
+      const responder = await findResponder(app.services, token);
+      if (!responder) return notFound(reply);
       try {
-        await submitAnswer(app.services, pause, { choice: request.body.choice, text: request.body.text });
+        await submitAnswer(app.services, responder, { choice: request.body.choice, text: request.body.text });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         return render(request, reply, token, { error: pageMessage(error) }, error.status);

@@ -132,6 +132,8 @@ async function due(table: OutboxTable, who: Owner, count: number, firstDueMs: nu
         subject: 'q',
         text_body: 'q',
         html_body: null,
+        reviewer_id: null,
+        kind: 'question' as const,
         ...queueColumns(dueAt),
       }));
       await store.db.insertInto('notifications').values(rows).execute();

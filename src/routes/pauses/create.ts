@@ -2,10 +2,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { createPause, IdempotentReplay } from '../../actions/create-pause.js';
 import { MAX_EXPIRY_SECONDS } from '../../domain/pause.js';
+import { MAX_REMIND_MAX, MAX_REVIEWERS, MIN_REMIND_EVERY_SECONDS } from '../../domain/votes.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 import type { Owner } from '../../store/pauses.js';
 import { PauseObject } from './schemas.js';
+
+const Reviewer = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+const Reviewers = (description: string) => Type.Array(Reviewer, { minItems: 1, maxItems: MAX_REVIEWERS, description });
 
 export const CreatePause = Type.Object(
   {
@@ -31,6 +41,42 @@ export const CreatePause = Type.Object(
             Type.Array(Type.String({ format: 'email', maxLength: 254 }), { maxItems: 10, uniqueItems: true }),
           ),
           slack_webhook_url: Type.Optional(Type.String({ maxLength: 2048 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    reviewers: Type.Optional(
+      Reviewers('The people who decide, each emailed their own link; emails unique (any case).'),
+    ),
+    quorum: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_REVIEWERS,
+        description: 'Votes one option needs to decide; 1 … number of reviewers, default 1.',
+      }),
+    ),
+    veto: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        maxItems: 10,
+        uniqueItems: true,
+        description: 'Options a single vote decides at once, e.g. ["reject"].',
+      }),
+    ),
+    remind_every: Type.Optional(
+      Type.Integer({
+        minimum: MIN_REMIND_EVERY_SECONDS,
+        maximum: MAX_EXPIRY_SECONDS,
+        description: 'Seconds between reminders to reviewers who have not voted.',
+      }),
+    ),
+    remind_max: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_REMIND_MAX, description: 'Most reminders per reviewer; default 3.' }),
+    ),
+    escalate: Type.Optional(
+      Type.Object(
+        {
+          after: Type.Integer({ minimum: 1, maximum: MAX_EXPIRY_SECONDS, description: 'Seconds after creation.' }),
+          reviewers: Reviewers('Added, notified and counted towards the quorum if still pending after `after`.'),
         },
         { additionalProperties: false },
       ),

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { longPoll, MAX_WAIT_SECONDS } from '../../actions/long-poll.js';
-import { presentPause } from '../../actions/present-pause.js';
+import { type PresentedPause, presentStoredPauses } from '../../actions/present-pause.js';
 import { isoTime } from '../../domain/clock.js';
 import { currentOutcome } from '../../domain/pause.js';
 import { notFound } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
-import { notificationsOf } from '../../store/notifications.js';
 import { getOwnedPause, listPauses, type Owner } from '../../store/pauses.js';
 import { PauseIdParams, PauseObject, PauseStatusSchema } from './schemas.js';
 
@@ -50,7 +49,8 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         wake: (row, ms) => signals.wait(row.id, ms),
         isClosed: () => signals.isClosed,
       });
-      return presentPause(services, row, (await notificationsOf(store, [row])).get(row.id));
+      const [presented] = await presentStoredPauses(services, [row]);
+      return presented as PresentedPause;
     },
   );
 
@@ -85,10 +85,9 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
           now: isoTime(clock.now()),
         },
       );
-      const notifications = await notificationsOf(store, rows);
       return {
         object: 'list' as const,
-        data: rows.map((row) => presentPause(services, row, notifications.get(row.id))),
+        data: await presentStoredPauses(services, rows),
         has_more: hasMore,
       };
     },

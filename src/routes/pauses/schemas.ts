@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { PresentedNotification, PresentedPause } from '../../actions/present-pause.js';
+import type { PresentedNotification, PresentedPause, PresentedReviewer } from '../../actions/present-pause.js';
 import { ModeSchema, Timestamp } from '../../http/schemas.js';
 
 export const PauseStatusSchema = Type.Union([
@@ -9,14 +9,54 @@ export const PauseStatusSchema = Type.Union([
   Type.Literal('cancelled'),
 ]);
 
-export const ResponseSchema = Type.Union([
+const Nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** The outcome as the human-facing API shows it: no names, no votes. */
+export const ResponseSchema = Nullable(
   Type.Object({
-    choice: Type.Union([Type.String(), Type.Null()]),
-    text: Type.Union([Type.String(), Type.Null()]),
+    choice: Nullable(Type.String()),
+    text: Nullable(Type.String()),
     response_at: Timestamp,
   }),
-  Type.Null(),
-]);
+);
+
+export const ReviewerRefSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Nullable(Type.String()),
+});
+
+export const VoteSchema = Type.Object({
+  reviewer_id: Type.String(),
+  email: Type.String(),
+  choice: Type.String(),
+  text: Nullable(Type.String()),
+  voted_at: Timestamp,
+});
+
+/** The outcome as the developer sees it: on a pause with reviewers, who decided it and every vote. */
+const DeveloperResponseSchema = Nullable(
+  Type.Object({
+    choice: Nullable(Type.String()),
+    text: Nullable(Type.String()),
+    response_at: Timestamp,
+    responded_by: Nullable(ReviewerRefSchema),
+    votes: Type.Array(VoteSchema),
+  }),
+);
+
+export const OwnVoteSchema = Nullable(
+  Type.Object({ choice: Type.String(), text: Nullable(Type.String()), voted_at: Timestamp }),
+);
+
+const ReviewerSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Nullable(Type.String()),
+  response_url: Type.String({ description: "This reviewer's own link: PUBLIC_BASE_URL/r/{token}." }),
+  vote: OwnVoteSchema,
+  added_by: Type.Union([Type.Literal('create'), Type.Literal('escalation')]),
+});
 
 /** A notification as listed on its pause. */
 export const NotificationFields = {
@@ -49,9 +89,25 @@ export const PauseObject = Type.Object({
   expires_at: Timestamp,
   timeout_default: Type.Union([Type.String(), Type.Null()]),
   metadata: Type.Object({}, { additionalProperties: true }),
-  response_url: Type.String({ description: 'The response page for the human: PUBLIC_BASE_URL/r/{token}' }),
-  response: ResponseSchema,
+  response_url: Nullable(
+    Type.String({
+      description: 'The response page for the human: PUBLIC_BASE_URL/r/{token}; null when the pause has reviewers.',
+    }),
+  ),
+  response: DeveloperResponseSchema,
   notifications: Type.Array(NotificationSchema),
+  reviewers: Type.Array(ReviewerSchema, { description: 'The named reviewers; empty for a pause without.' }),
+  quorum: Nullable(Type.Integer()),
+  veto: Type.Array(Type.String()),
+  remind_every: Nullable(Type.Integer()),
+  remind_max: Nullable(Type.Integer()),
+  escalate: Nullable(
+    Type.Object({
+      after: Type.Integer(),
+      reviewers: Type.Array(Type.Object({ email: Type.String(), name: Nullable(Type.String()) })),
+      escalated_at: Nullable(Timestamp),
+    }),
+  ),
 
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -63,3 +119,4 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Holds<T extends true> = T;
 export type PauseObjectMatchesAction = Holds<Same<Type.Static<typeof PauseObject>, PresentedPause>>;
 export type NotificationMatchesAction = Holds<Same<Type.Static<typeof NotificationSchema>, PresentedNotification>>;
+export type ReviewerMatchesAction = Holds<Same<Type.Static<typeof ReviewerSchema>, PresentedReviewer>>;

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { pauseForToken, questionOf, submitAnswer } from '../../actions/answer-pause.js';
+import { questionFor, responderFor, submitAnswer } from '../../actions/answer-pause.js';
 import { MAX_TEXT_LENGTH } from '../../domain/pause.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
-import { PauseStatusSchema, ResponseSchema } from '../pauses/schemas.js';
+import { OwnVoteSchema, PauseStatusSchema, ResponseSchema } from '../pauses/schemas.js';
 
 // No length rule here: any token that is not genuine is a 404, whatever its shape.
 const TokenParams = Type.Object({ token: Type.String() });
@@ -16,6 +16,13 @@ const QuestionSchema = Type.Object({
   expires_at: Timestamp,
   status: PauseStatusSchema,
   response: ResponseSchema,
+  quorum: Type.Optional(
+    Type.Object(
+      { needed: Type.Integer(), reviewers: Type.Integer(), votes_so_far: Type.Integer() },
+      { description: 'For a reviewer: votes one option needs, how many reviewers, how many have voted.' },
+    ),
+  ),
+  your_vote: Type.Optional(OwnVoteSchema),
 });
 
 const Answer = Type.Object(
@@ -27,10 +34,13 @@ const Answer = Type.Object(
 );
 
 const Answered = Type.Object({
-  status: Type.Literal('responded'),
-  choice: Type.String(),
+  status: PauseStatusSchema,
+  choice: Type.Union([Type.String(), Type.Null()], { description: "The outcome's choice; null while undecided." }),
   text: Type.Union([Type.String(), Type.Null()]),
-  response_at: Timestamp,
+  response_at: Type.Union([Timestamp, Type.Null()]),
+  your_vote: Type.Optional(
+    Type.Object({ choice: Type.String(), text: Type.Union([Type.String(), Type.Null()]), voted_at: Timestamp }),
+  ),
 });
 
 export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -49,7 +59,7 @@ export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: QuestionSchema, ...errorResponses(404) },
       },
     },
-    async (request) => questionOf(await pauseForToken(app.services, request.params.token)),
+    async (request) => questionFor(app.services, await responderFor(app.services, request.params.token)),
   );
 
   app.post(
@@ -57,7 +67,7 @@ export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { auth: 'none' },
       schema: {
-        summary: "Submit the human's answer; emits pause.responded",
+        summary: "Submit the human's answer, or a reviewer's vote; emits pause.voted and pause.responded",
         tags: ['respond'],
         security: [],
         params: TokenParams,
@@ -66,8 +76,8 @@ export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const pause = await pauseForToken(app.services, request.params.token);
-      return { status: 'responded' as const, ...(await submitAnswer(app.services, pause, request.body)) };
+      const responder = await responderFor(app.services, request.params.token);
+      return submitAnswer(app.services, responder, request.body);
     },
   );
 };

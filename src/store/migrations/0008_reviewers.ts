@@ -41,7 +41,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('reviewers_pause').on('reviewers').columns(['pause_id', 'id']).execute();
   // Lower-cased at insert, so this holds case-insensitively.
-  await db.schema.createIndex('reviewers_one_per_email').on('reviewers').columns(['pause_id', 'email']).unique().execute();
+  await db.schema
+    .createIndex('reviewers_one_per_email')
+    .on('reviewers')
+    .columns(['pause_id', 'email'])
+    .unique()
+    .execute();
   await db.schema.createIndex('reviewers_email').on('reviewers').columns(['email', 'pause_id']).execute();
 
   // Which reviewer a notification is for, and why it was sent.
@@ -66,7 +71,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('events_pause').execute();
   await db.schema.dropIndex('events_one_outcome_per_pause').execute();
-  await db.deleteFrom('events' as never).where(sql.ref('type'), '=', 'pause.voted').execute();
+  await db
+    .deleteFrom('events' as never)
+    .where(sql.ref('type'), '=', 'pause.voted')
+    .execute();
   await db.schema.createIndex('events_one_per_pause').on('events').column('pause_id').unique().execute();
   await db.schema.alterTable('notifications').dropColumn('kind').execute();
   await db.schema.alterTable('notifications').dropColumn('reviewer_id').execute();

@@ -1,0 +1,54 @@
+import type { Kysely } from 'kysely';
+import type { Database, ReviewersTable } from './schema.js';
+import type { Store } from './store.js';
+
+// The reviewers of pauses. Their votes are cast in transitions.ts, the one
+// place a pause's outcome is decided.
+
+export async function insertReviewers(
+  store: Store,
+  rows: ReviewersTable[],
+  trx: Kysely<Database> = store.db,
+): Promise<void> {
+  if (rows.length > 0) await trx.insertInto('reviewers').values(rows).execute();
+}
+
+/** One reviewer of one pause. */
+export const getReviewer = (
+  store: Store,
+  input: { pauseId: string; reviewerId: string },
+  trx: Kysely<Database> = store.db,
+): Promise<ReviewersTable | undefined> =>
+  trx
+    .selectFrom('reviewers')
+    .selectAll()
+    .where('id', '=', input.reviewerId)
+    .where('pause_id', '=', input.pauseId)
+    .executeTakeFirst();
+
+/** The reviewers of these pauses, grouped by pause, in the order they were added. */
+export async function reviewersOf(
+  store: Store,
+  pauseIds: string[],
+  trx: Kysely<Database> = store.db,
+): Promise<Map<string, ReviewersTable[]>> {
+  const byPause = new Map<string, ReviewersTable[]>();
+  if (pauseIds.length === 0) return byPause;
+  const rows = await trx.selectFrom('reviewers').selectAll().where('pause_id', 'in', pauseIds).orderBy('id').execute();
+  for (const row of rows) byPause.set(row.pause_id, [...(byPause.get(row.pause_id) ?? []), row]);
+  return byPause;
+}
+
+/** How many reviewers a pause has, and how many have voted. */
+export async function tallyOf(
+  store: Store,
+  pauseId: string,
+  trx: Kysely<Database> = store.db,
+): Promise<{ reviewers: number; votes: number }> {
+  const row = await trx
+    .selectFrom('reviewers')
+    .select((eb) => [eb.fn.countAll<number>().as('reviewers'), eb.fn.count<number>('voted_at').as('votes')])
+    .where('pause_id', '=', pauseId)
+    .executeTakeFirstOrThrow();
+  return { reviewers: Number(row.reviewers), votes: Number(row.votes) };
+}
