@@ -23,6 +23,7 @@ import { cancelPauseRoute } from './routes/pauses/cancel.js';
 import { createPauseRoute } from './routes/pauses/create.js';
 import { notificationRoutes } from './routes/pauses/notifications.js';
 import { readPauseRoutes } from './routes/pauses/read.js';
+import { timelineRoute } from './routes/pauses/timeline.js';
 import { respondRoutes } from './routes/respond/respond.js';
 import { deliveryRoutes } from './routes/webhooks/deliveries.js';
 import { webhookRoutes } from './routes/webhooks/webhooks.js';
@@ -105,6 +106,7 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
       await v1.register(readPauseRoutes);
       await v1.register(cancelPauseRoute);
       await v1.register(notificationRoutes);
+      await v1.register(timelineRoute);
       await v1.register(respondRoutes);
       await v1.register(webhookRoutes);
       await v1.register(deliveryRoutes);

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../context.js';
-import { newId } from '../domain/ids.js';
+import { newId, newIds } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
 import { reviewerToken } from '../domain/response-token.js';
 import { seal } from '../domain/sealed.js';
@@ -136,7 +136,8 @@ export function planReviewerEmails(
   if (reviewers.length === 0) return [];
   const base = queueColumns(pause, input.now);
   const options = JSON.parse(pause.options) as string[];
-  return reviewers.map((reviewer) => {
+  const ids = newIds('ntf', reviewers.length);
+  return reviewers.map((reviewer, index) => {
     const email = renderEmail({
       title: pause.title,
       body: pause.body,
@@ -148,7 +149,7 @@ export function planReviewerEmails(
     });
     return {
       ...base,
-      id: newId('ntf'),
+      id: ids[index] as string,
       channel: 'email',
       recipient: reviewer.email,
       target_sealed: null,

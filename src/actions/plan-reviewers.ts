@@ -125,19 +125,23 @@ export function planReviewers(
     escalate_at: escalation ? at(escalation.after) : null,
     escalated_at: null,
   };
-  const reviewers = request.reviewers.map((r) => newReviewer(pause.id, r, 'create', pause.created_at));
+  const reviewers = request.reviewers.map((r, position) =>
+    newReviewer(pause.id, r, position, 'create', pause.created_at),
+  );
   return { columns, reviewers };
 }
 
 export function newReviewer(
   pauseId: string,
   reviewer: { email: string; name?: string | null },
+  position: number,
   addedBy: ReviewersTable['added_by'],
   now: string,
 ): ReviewersTable {
   return {
     id: newId('rvw'),
     pause_id: pauseId,
+    position,
     email: reviewer.email.toLowerCase(),
     name: reviewer.name ?? null,
     added_by: addedBy,

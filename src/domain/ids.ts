@@ -16,3 +16,7 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
   for (const byte of randomBytesPooled(16)) random += ALPHABET[byte % 32];
   return `${prefix}_${time}${random}`;
 }
+
+/** `count` new ids that sort in the order given, for rows written together and listed in that order. */
+export const newIds = (prefix: IdPrefix, count: number, now = Date.now()): string[] =>
+  Array.from({ length: count }, () => newId(prefix, now)).sort();

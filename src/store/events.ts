@@ -28,3 +28,16 @@ export async function listEvents(
     .execute();
   return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
 }
+
+/** The event that ended a pause, if it has ended. */
+export const outcomeEventOf = (
+  store: Store,
+  pauseId: string,
+  trx: Kysely<Database> = store.db,
+): Promise<Pick<EventsTable, 'type' | 'created_at'> | undefined> =>
+  trx
+    .selectFrom('events')
+    .select(['type', 'created_at'])
+    .where('pause_id', '=', pauseId)
+    .where('type', '<>', 'pause.voted')
+    .executeTakeFirst();

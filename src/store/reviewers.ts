@@ -34,7 +34,13 @@ export async function reviewersOf(
 ): Promise<Map<string, ReviewersTable[]>> {
   const byPause = new Map<string, ReviewersTable[]>();
   if (pauseIds.length === 0) return byPause;
-  const rows = await trx.selectFrom('reviewers').selectAll().where('pause_id', 'in', pauseIds).orderBy('id').execute();
+  const rows = await trx
+    .selectFrom('reviewers')
+    .selectAll()
+    .where('pause_id', 'in', pauseIds)
+    .orderBy('pause_id')
+    .orderBy('position')
+    .execute();
   for (const row of rows) byPause.set(row.pause_id, [...(byPause.get(row.pause_id) ?? []), row]);
   return byPause;
 }

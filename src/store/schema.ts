@@ -84,6 +84,8 @@ export type ReviewerSource = 'create' | 'escalation';
 export interface ReviewersTable {
   id: string;
   pause_id: string;
+  /** The reviewer's place in the pause's list: those named at creation, then those added by escalation. */
+  position: number;
   /** Lower-cased. */
   email: string;
   name: string | null;

@@ -198,8 +198,7 @@ export async function castVote(
     if (store.dialect === 'postgres') read = read.forUpdate();
     const pause = await read.executeTakeFirst();
     if (pause?.status === 'responded') return { kind: 'already_responded' };
-    if (!pause || pause.status !== 'pending' || pause.expires_at <= now || pause.quorum === null)
-      return { kind: 'closed' };
+    if (pause?.status !== 'pending' || pause.expires_at <= now || pause.quorum === null) return { kind: 'closed' };
     const voted = await trx
       .updateTable('reviewers')
       .set({ vote_choice: input.choice, vote_text: input.text, voted_at: now })

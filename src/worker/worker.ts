@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import { deliverWebhooksTick } from './deliver-webhooks.js';
 import { expirePausesTick } from './expire-pauses.js';
+import { followUpReviewersTick } from './follow-up-reviewers.js';
 import { Loop } from './loop.js';
 import { sendNotificationsTick } from './send-notifications.js';
 
@@ -11,7 +12,12 @@ export class Worker {
   constructor(services: ServiceContext) {
     const deliveries = new Loop('deliver-webhooks', deliverWebhooksTick(services), services.logger);
     const notifications = new Loop('send-notifications', sendNotificationsTick(services), services.logger);
-    this.loops = [new Loop('expire-pauses', expirePausesTick(services), services.logger), deliveries, notifications];
+    this.loops = [
+      new Loop('expire-pauses', expirePausesTick(services), services.logger),
+      new Loop('follow-up-reviewers', followUpReviewersTick(services), services.logger),
+      deliveries,
+      notifications,
+    ];
     // Deliveries or notifications were written: start them now, not at the next poll.
     services.signals.onQueued(() => {
       deliveries.wake();

@@ -31,6 +31,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('reviewers')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('pause_id', 'text', (c) => c.notNull().references('pauses.id').onDelete('cascade'))
+    .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('name', 'text')
     .addColumn('added_by', 'text', (c) => c.notNull())
@@ -39,7 +40,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('vote_text', 'text')
     .addColumn('voted_at', 'text')
     .execute();
-  await db.schema.createIndex('reviewers_pause').on('reviewers').columns(['pause_id', 'id']).execute();
+  await db.schema.createIndex('reviewers_pause').on('reviewers').columns(['pause_id', 'position']).execute();
   // Lower-cased at insert, so this holds case-insensitively.
   await db.schema
     .createIndex('reviewers_one_per_email')

@@ -1,0 +1,88 @@
+import type { ServiceContext } from '../context.js';
+import { isoTime } from '../domain/clock.js';
+import { dueFollowUps, type FollowUp, takeEscalation, takeReminder } from '../store/follow-ups.js';
+import { insertNotifications } from '../store/notifications.js';
+import { announceQueued } from '../store/outbox.js';
+import { insertReviewers } from '../store/reviewers.js';
+import { planReviewerEmails } from './plan-notifications.js';
+import { newReviewer, type StoredEscalation } from './plan-reviewers.js';
+
+// Reminders to reviewers who have not voted, and escalation to more
+// reviewers, as they fall due. Each is taken and its emails written in one
+// transaction (the emails then go out through the outbox, with its retries).
+
+export type FollowUpServices = Pick<ServiceContext, 'store' | 'clock' | 'signals' | 'keys' | 'publicBaseUrl'>;
+
+/** Sends up to `limit` due follow-ups of each kind; returns how many were due. */
+export async function followUpReviewers(services: FollowUpServices, limit: number): Promise<number> {
+  const { store, clock, signals } = services;
+  let due = 0;
+  let queued = false;
+  // Escalation first, so that a reminder due at the same time reaches the reviewers it added.
+  for (const kind of ['escalate', 'remind'] as FollowUp[]) {
+    const now = isoTime(clock.now());
+    const pauses = await dueFollowUps(store, kind, { now, limit });
+    due += pauses.length;
+    for (const { id, dueAt } of pauses) {
+      const input = { pauseId: id, dueAt, now };
+      queued = (await (kind === 'remind' ? remind(services, input) : escalate(services, input))) || queued;
+    }
+  }
+  if (queued) signals.queued();
+  return due;
+}
+
+type DueInput = { pauseId: string; dueAt: string; now: string };
+
+/** One due reminder; true when emails were queued. */
+function remind(services: FollowUpServices, input: DueInput): Promise<boolean> {
+  const { store } = services;
+  return store.write(async (trx) => {
+    const taken = await takeReminder(store, input, trx);
+    if (!taken || taken.waitingFor.length === 0) return false;
+    const emails = planReviewerEmails(services, taken.pause, taken.waitingFor, {
+      kind: 'reminder',
+      reviewerCount: taken.reviewerCount,
+      now: input.now,
+    });
+    await insertNotifications(store, emails, trx);
+    return queue(services, taken.pause.mode, trx);
+  });
+}
+
+/** One due escalation: its reviewers are added, each emailed their own link. */
+function escalate(services: FollowUpServices, input: DueInput): Promise<boolean> {
+  const { store } = services;
+  return store.write(async (trx) => {
+    const taken = await takeEscalation(store, input, trx);
+    if (!taken) return false;
+    const { pause, reviewerEmails } = taken;
+    const escalation = JSON.parse(pause.escalate ?? '{"reviewers":[]}') as StoredEscalation;
+    const already = new Set(reviewerEmails);
+    const added = escalation.reviewers
+      .filter((reviewer) => !already.has(reviewer.email))
+      .map((reviewer, index) =>
+        newReviewer(pause.id, reviewer, reviewerEmails.length + index, 'escalation', input.now),
+      );
+    if (added.length === 0) return false;
+    await insertReviewers(store, added, trx);
+    const emails = planReviewerEmails(services, pause, added, {
+      kind: 'escalation',
+      reviewerCount: reviewerEmails.length + added.length,
+      now: input.now,
+    });
+    await insertNotifications(store, emails, trx);
+    return queue(services, pause.mode, trx);
+  });
+}
+
+/** Live emails wait in the outbox: wake the senders (of every instance) once this commits. */
+async function queue(
+  services: FollowUpServices,
+  mode: string,
+  trx: Parameters<typeof announceQueued>[1],
+): Promise<boolean> {
+  if (mode !== 'live') return false;
+  await announceQueued(services.store, trx);
+  return true;
+}

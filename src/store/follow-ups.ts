@@ -1,0 +1,126 @@
+import type { Kysely } from 'kysely';
+import { PENDING } from './literals.js';
+import type { Database, PausesTable, ReviewersTable } from './schema.js';
+import type { Store } from './store.js';
+
+// Reminders and escalations of pauses with reviewers. No timer in memory:
+// each pause holds when its next reminder (remind_at) and its escalation
+// (escalate_at) fall due, both indexed, and a worker takes the due ones as
+// the expirer takes due pauses. Taking one moves or clears its column in the
+// transaction that writes what it sends, so a restart loses none and two
+// workers never both take it.
+
+export type FollowUp = 'remind' | 'escalate';
+const COLUMN = { remind: 'remind_at', escalate: 'escalate_at' } as const;
+
+/** Pauses whose reminder (or escalation) is due, the longest due first. */
+export async function dueFollowUps(
+  store: Store,
+  kind: FollowUp,
+  input: { now: string; limit: number },
+): Promise<Array<{ id: string; dueAt: string }>> {
+  const column = COLUMN[kind];
+  const rows = await store.db
+    .selectFrom('pauses')
+    .select(['id', `${column} as dueAt`])
+    .where(column, 'is not', null)
+    .where(column, '<=', input.now)
+    .orderBy(column)
+    .limit(input.limit)
+    .execute();
+  return rows.map((row) => ({ id: row.id, dueAt: row.dueAt as string }));
+}
+
+/** When the next reminder or escalation falls due, if any. */
+export async function nextFollowUp(store: Store): Promise<string | null> {
+  const next = await Promise.all(
+    Object.values(COLUMN).map((column) =>
+      store.db
+        .selectFrom('pauses')
+        .select((eb) => eb.fn.min(column).as('next'))
+        .where(column, 'is not', null)
+        .executeTakeFirst(),
+    ),
+  );
+  const times = next.map((row) => row?.next as string | null | undefined).filter((at): at is string => !!at);
+  return times.length === 0 ? null : times.sort()[0]!;
+}
+
+/**
+ * Takes a due follow-up of a pause: only if it is still the one seen due and
+ * the pause still waits; else clears it (a decided pause needs none). The
+ * pause row is locked on PostgreSQL, so a vote deciding it waits, or wins.
+ */
+async function take(
+  trx: Kysely<Database>,
+  dialect: Store['dialect'],
+  kind: FollowUp,
+  input: { pauseId: string; dueAt: string; now: string },
+): Promise<PausesTable | null> {
+  const column = COLUMN[kind];
+  let read = trx.selectFrom('pauses').selectAll().where('id', '=', input.pauseId);
+  if (dialect === 'postgres') read = read.forUpdate();
+  const pause = await read.executeTakeFirst();
+  if (!pause || pause[column] !== input.dueAt) return null;
+  if (pause.status !== 'pending' || pause.expires_at <= input.now) {
+    await trx
+      .updateTable('pauses')
+      .set({ [column]: null })
+      .where('id', '=', pause.id)
+      .execute();
+    return null;
+  }
+  return pause;
+}
+
+/**
+ * Takes a due reminder: counts it and moves remind_at to the next one (or
+ * clears it after the last, or when the next would come after the expiry).
+ * Returns the pause and the reviewers who have not voted.
+ */
+export async function takeReminder(
+  store: Store,
+  input: { pauseId: string; dueAt: string; now: string },
+  trx: Kysely<Database>,
+): Promise<{ pause: PausesTable; waitingFor: ReviewersTable[]; reviewerCount: number } | null> {
+  const pause = await take(trx, store.dialect, 'remind', input);
+  if (!pause) return null;
+  const sent = (pause.reminders_sent ?? 0) + 1;
+  const next = new Date(Date.parse(input.dueAt) + (pause.remind_every ?? 0) * 1000).toISOString();
+  const remindAt = sent < (pause.remind_max ?? 0) && next < pause.expires_at ? next : null;
+  await trx
+    .updateTable('pauses')
+    .set({ reminders_sent: sent, remind_at: remindAt })
+    .where('id', '=', pause.id)
+    .execute();
+  const reviewers = await trx
+    .selectFrom('reviewers')
+    .selectAll()
+    .where('pause_id', '=', pause.id)
+    .orderBy('id')
+    .execute();
+  return {
+    pause,
+    waitingFor: reviewers.filter((reviewer) => reviewer.voted_at === null),
+    reviewerCount: reviewers.length,
+  };
+}
+
+/** Takes a due escalation: marks the pause escalated. Returns it and the emails of its current reviewers. */
+export async function takeEscalation(
+  store: Store,
+  input: { pauseId: string; dueAt: string; now: string },
+  trx: Kysely<Database>,
+): Promise<{ pause: PausesTable; reviewerEmails: string[] } | null> {
+  const pause = await take(trx, store.dialect, 'escalate', input);
+  if (!pause) return null;
+  const escalated = await trx
+    .updateTable('pauses')
+    .set({ escalate_at: null, escalated_at: input.now })
+    .where('id', '=', pause.id)
+    .where('status', '=', PENDING)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const reviewers = await trx.selectFrom('reviewers').select('email').where('pause_id', '=', pause.id).execute();
+  return { pause: escalated, reviewerEmails: reviewers.map((reviewer) => reviewer.email) };
+}
