@@ -13,10 +13,15 @@ describe('the response page with the database gone', () => {
   let service: TestService;
   let account: Account;
   let token: string;
+  let reviewerToken: string;
   beforeAll(async () => {
     service = await startTestService();
     account = await registerAccount(service.url);
     token = tokenOf(await createPause(service.url, account.live, { title: 'Deploy?' }));
+    const withReviewers = await createPause(service.url, account.test, {
+      reviewers: [{ email: 'ann@example.com' }, { email: 'bob@example.com' }],
+    });
+    reviewerToken = tokenOf(withReviewers.reviewers[0]);
     expect((await call(service.url, 'GET', `/r/${token}`)).status).toBe(200);
     await breakDatabase(service);
   });
@@ -63,6 +68,26 @@ describe('the response page with the database gone', () => {
       expect(reply.text).toContain('This link is not valid');
       expect(errorsLoggedFor(reply.headers.get('x-request-id'))).toEqual([]);
     }
+  });
+
+  it("refuses a forged or truncated reviewer's token with 404 before any database read", async () => {
+    const [pauseId, reviewerId, mac = ''] = reviewerToken.split('.');
+    const otherReviewer = `rvw_${'0'.repeat(26)}`;
+    const refused = [
+      `${pauseId}.${reviewerId}.${mac.slice(0, -4)}AAAA`,
+      `${pauseId}.${reviewerId}.${mac.slice(0, 20)}`,
+      `${pauseId}.${reviewerId}`,
+      `${pauseId}.${otherReviewer}.${mac}`,
+    ];
+    for (const forged of refused) {
+      for (const path of [`/r/${forged}`, `/v1/respond/${forged}`]) {
+        const reply = await call(service.url, 'GET', path);
+        expect(reply.status, path).toBe(404);
+        expect(errorsLoggedFor(reply.headers.get('x-request-id'))).toEqual([]);
+      }
+    }
+    // The genuine one reaches the (broken) database.
+    expect((await call(service.url, 'GET', `/v1/respond/${reviewerToken}`)).status).toBe(500);
   });
 
   it('agrees with the JSON endpoint, which answers 500', async () => {
