@@ -188,6 +188,48 @@ describe('delivery', () => {
     expect(await deliveriesOf(testCancelHook.id, dev.test)).toHaveLength(1);
   });
 
+  it('sends pause.voted, signed like every event, only to webhooks that subscribe to it', async () => {
+    const dev = await registerAccount(service.url);
+    await addWebhook(dev.test, ['pause.voted'], `${receiver.url}/votes`);
+    await addWebhook(dev.test, ['pause.responded'], `${receiver.url}/outcomes`);
+    const pause = await createPause(service.url, dev.test, {
+      reviewers: [{ email: 'ann@example.com', name: 'Ann' }, { email: 'bob@example.com' }],
+      quorum: 2,
+      metadata: { ticket: 9 },
+    });
+    const [ann, bob] = pause.reviewers;
+    await call(service.url, 'POST', `/v1/respond/${tokenOf(ann)}`, { body: { choice: 'approve' } });
+    const [first] = await receiver.waitForRequests(1, 3000);
+    expect(first!.path).toBe('/votes');
+    expect(first!.headers['x-service-event']).toBe('pause.voted');
+    expect(first!.headers['x-service-signature']).toBe(sign(first!.body));
+    const voted = JSON.parse(first!.body.toString());
+    expect(Object.keys(voted).sort()).toEqual(['data', 'developer_id', 'event', 'pause_id', 'timestamp']);
+    expect(voted).toMatchObject({ event: 'pause.voted', pause_id: pause.id, developer_id: dev.id });
+    expect(voted.data).toEqual({
+      reviewer: { id: ann.id, email: 'ann@example.com', name: 'Ann' },
+      choice: 'approve',
+      text: null,
+      voted_at: expect.any(String),
+      votes_so_far: 1,
+      metadata: { ticket: 9 },
+    });
+    await call(service.url, 'POST', `/v1/respond/${tokenOf(bob)}`, { body: { choice: 'approve' } });
+    const requests = await receiver.waitForRequests(3, 3000);
+    expect(requests.map((r) => r.path).sort()).toEqual(['/outcomes', '/votes', '/votes']);
+    const outcome = JSON.parse(requests.find((r) => r.path === '/outcomes')!.body.toString());
+    expect(outcome.data).toMatchObject({
+      choice: 'approve',
+      responded_by: { id: bob.id, email: 'bob@example.com', name: null },
+      votes: [
+        { reviewer_id: ann.id, choice: 'approve' },
+        { reviewer_id: bob.id, choice: 'approve' },
+      ],
+    });
+    await sleep(300);
+    expect(receiver.requests).toHaveLength(3);
+  });
+
   it('retries a failing endpoint at the scheduled gaps with the same bytes, then succeeds', async () => {
     const dev = await registerAccount(service.url);
     const webhook = await addWebhook(dev.test, ['pause.cancelled']);
