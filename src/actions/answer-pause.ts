@@ -4,7 +4,7 @@ import { currentOutcome, MAX_TEXT_LENGTH, type PauseView } from '../domain/pause
 import { verifyResponseToken } from '../domain/response-token.js';
 import { ApiError, invalidField } from '../errors.js';
 import { getPause } from '../store/pauses.js';
-import { getReviewer, tallyOf } from '../store/reviewers.js';
+import { getReviewer, type OwnVote, ownVote, tallyOf } from '../store/reviewers.js';
 import type { PausesTable, ReviewersTable } from '../store/schema.js';
 import { castVote, respondToPause } from '../store/transitions.js';
 
@@ -17,12 +17,6 @@ import { castVote, respondToPause } from '../store/transitions.js';
 export interface Responder {
   pause: PausesTable;
   reviewer?: ReviewersTable;
-}
-
-export interface OwnVote {
-  choice: string;
-  text: string | null;
-  voted_at: string;
 }
 
 export interface Question extends PauseView {
@@ -68,11 +62,6 @@ export async function responderFor(
   if (!responder) throw badToken();
   return responder;
 }
-
-const ownVote = (reviewer: ReviewersTable): OwnVote | null =>
-  reviewer.voted_at === null
-    ? null
-    : { choice: reviewer.vote_choice ?? '', text: reviewer.vote_text, voted_at: reviewer.voted_at };
 
 /** The question as the responder may see it. */
 export async function questionFor(
