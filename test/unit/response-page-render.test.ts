@@ -117,8 +117,13 @@ describe('renderQuestionPage for a reviewer', () => {
   });
 
   it('a second vote: the already-voted message, their vote, and no form', () => {
-    const html = reviewerPage({ your_vote: voted }, { error: 'You have already voted on this question.' });
-    expect(html).toContain('<p class="notice error" role="alert">You have already voted on this question.</p>');
+    const html = reviewerPage(
+      { your_vote: voted },
+      { error: 'You have already voted on this question; a vote cannot be changed.' },
+    );
+    expect(html).toContain(
+      '<p class="notice error" role="alert">You have already voted on this question; a vote cannot be changed.</p>',
+    );
     expect(html).toContain('You voted <strong>approve</strong>');
     expect(html).not.toContain('Thank you');
     expect(html).not.toContain('<form');
