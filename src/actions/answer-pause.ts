@@ -25,8 +25,12 @@ export interface Question extends PauseView {
   options: string[];
   allow_text: boolean;
   expires_at: string;
-  /** For a reviewer: how the pause is decided and how many have voted. */
-  quorum?: { needed: number; reviewers: number; votes_so_far: number };
+  /**
+   * For a reviewer: how the pause is decided and how many have voted. `veto`
+   * (the options one vote decides) is for the page; the JSON API's schema
+   * does not list it, so it is not sent there.
+   */
+  quorum?: { needed: number; reviewers: number; votes_so_far: number; veto: string[] };
   /** For a reviewer: their own vote, once cast. */
   your_vote?: OwnVote | null;
 }
@@ -78,9 +82,18 @@ export async function questionFor(
   };
   if (!reviewer) return question;
   const tally = await tallyOf(services.store, pause.id);
+  // The outcome's text is the deciding vote's comment: only its author sees it.
+  const response =
+    question.response && pause.responded_by !== reviewer.id ? { ...question.response, text: null } : question.response;
   return {
     ...question,
-    quorum: { needed: pause.quorum ?? 1, reviewers: tally.reviewers, votes_so_far: tally.votes },
+    response,
+    quorum: {
+      needed: pause.quorum ?? 1,
+      reviewers: tally.reviewers,
+      votes_so_far: tally.votes,
+      veto: JSON.parse(pause.veto ?? '[]'),
+    },
     your_vote: ownVote(reviewer),
   };
 }
