@@ -231,6 +231,35 @@ describe('reminders', () => {
     expect(entries.filter((entry) => entry.type === 'reminded' && entry.at > decidedAt)).toEqual([]);
     expect(remindedIn(entries)).toHaveLength(3);
   });
+
+  it('after a gap longer than remind_every (an outage), sends one reminder, not one per missed interval', async () => {
+    const { emails, reviewers } = people('ann', 'bob');
+    const pause = await createPause(service.url, dev.live, {
+      reviewers,
+      remind_every: 60,
+      remind_max: 3,
+      expires_in: 3600,
+    });
+    await waitForMailsTo(emails, 2);
+    // Three reminders' times pass before the worker sees any of them.
+    advanceTo(pause.created_at, 185);
+    await waitForMailsTo(emails, 4);
+    await settle();
+    expect(mailsTo(emails)).toHaveLength(4);
+    const { remind_at, reminders_sent } = await dueTimes(service, pause.id);
+    expect(reminders_sent).toBe(1);
+    expect(Date.parse(remind_at ?? '')).toBeGreaterThan(clock.now().getTime() + 55_000);
+
+    // Then on schedule again, up to remind_max.
+    advance(60);
+    await waitForMailsTo(emails, 6);
+    advance(60);
+    await waitForMailsTo(emails, 8);
+    advance(60);
+    await settle();
+    expect(mailsTo(emails).filter(isReminder)).toHaveLength(6);
+    expect(mailsTo(emails)).toHaveLength(8);
+  });
 });
 
 describe('escalation', () => {
