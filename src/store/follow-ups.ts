@@ -80,7 +80,10 @@ async function take(
  * The next is remind_every after this one was due, so the schedule does not
  * drift; but when that has passed too (no worker ran for longer than
  * remind_every), remind_every from now: reminders missed meanwhile are not
- * sent in a burst. Returns the pause and the reviewers who have not voted.
+ * sent in a burst. Returns the pause and whom to remind: the reviewers who
+ * have not voted and were asked before it fell due (one added by an
+ * escalation taken at the same time, or later, has just been sent the
+ * question; their first reminder is the next one).
  */
 export async function takeReminder(
   store: Store,
@@ -108,7 +111,7 @@ export async function takeReminder(
     .execute();
   return {
     pause,
-    waitingFor: reviewers.filter((reviewer) => reviewer.voted_at === null),
+    waitingFor: reviewers.filter((reviewer) => reviewer.voted_at === null && reviewer.added_at <= input.dueAt),
     reviewerCount: reviewers.length,
   };
 }

@@ -330,6 +330,30 @@ describe('escalation', () => {
     expect(mailsTo(emails)).toHaveLength(4);
   });
 
+  it('sends a reviewer it adds the question, and their first reminder remind_every later', async () => {
+    const { emails, reviewers } = people('ann', 'dee');
+    const [annEmail, deeEmail] = emails as [string, string];
+    const pause = await createPause(service.url, dev.live, {
+      reviewers: reviewers.slice(0, 1),
+      remind_every: 60,
+      remind_max: 3,
+      escalate: { after: 60, reviewers: reviewers.slice(1) },
+      expires_in: 3600,
+    });
+    await waitForMailsTo(emails, 1);
+    // The escalation and the first reminder fall due at the same instant.
+    advanceTo(pause.created_at, 60);
+    await waitForMailsTo(emails, 3);
+    await settle();
+    expect(mailsTo([deeEmail]).map(isReminder)).toEqual([false]);
+    expect(mailsTo([annEmail]).map(isReminder)).toEqual([false, true]);
+    advance(60);
+    await waitForMailsTo(emails, 5);
+    await settle();
+    expect(mailsTo([deeEmail]).map(isReminder)).toEqual([false, true]);
+    expect(mailsTo([annEmail]).map(isReminder)).toEqual([false, true, true]);
+  });
+
   it('does not escalate a pause decided before `after`', async () => {
     const { emails, reviewers } = people('ann', 'dee');
     const pause = await createPause(service.url, dev.live, {
