@@ -277,7 +277,7 @@ describe('escalation', () => {
     await waitForMailsTo(emails, 2);
     expect((await vote(service.url, ann!, 'approve')).body.status).toBe('pending');
 
-    advanceTo(pause.created_at, 118); // and 1.5 s more while it settles: still before `after`
+    advanceTo(pause.created_at, 110); // and 1.5 s more while it settles: still before `after`
     await settle();
     expect(mailsTo(emails)).toHaveLength(2);
     expect((await read(pause.id)).reviewers).toHaveLength(2);
@@ -387,11 +387,11 @@ describe('test mode', () => {
     });
     const count = async () => (await read(pause.id, dev.test)).notifications.length;
     expect(await count()).toBe(2);
-    advance(60); // first reminder: ann, bob
+    advanceTo(pause.created_at, 60); // first reminder: ann, bob
     await eventually(async () => expect(await count()).toBe(4));
-    advance(30); // escalation: dee
+    advanceTo(pause.created_at, 90); // escalation: dee
     await eventually(async () => expect(await count()).toBe(5));
-    advance(30); // second reminder: ann, bob, dee
+    advanceTo(pause.created_at, 120); // second reminder: ann, bob, dee
     await eventually(async () => expect(await count()).toBe(8));
     advance(60);
     await settle();
@@ -506,21 +506,21 @@ describe('a restart', () => {
       const pause = await createPause(current.url, owner.live, {
         reviewers: reviewers.slice(0, 3),
         quorum: 2,
-        remind_every: 60,
+        remind_every: 120,
         remind_max: 3,
-        escalate: { after: 150, reviewers: reviewers.slice(3) },
+        escalate: { after: 300, reviewers: reviewers.slice(3) },
         expires_in: 3600,
       });
       const ann = reviewerOf(pause, annEmail);
       await waitForMailsTo(emails, 3);
-      advance(60); // reminder 1: ann, bob, cy
+      advanceTo(pause.created_at, 120); // reminder 1: ann, bob, cy
       await waitForMailsTo(emails, 6);
       expect((await vote(current.url, ann, 'approve')).body.status).toBe('pending');
 
       // Reminder 2 is taken (its emails written) while the SMTP server refuses;
       // the instance stops before it could send them.
       smtp.refuseAll();
-      advance(60);
+      advanceTo(pause.created_at, 240);
       await eventually(async () => {
         const rows = await current.store.db
           .selectFrom('notifications')
@@ -540,17 +540,17 @@ describe('a restart', () => {
       const second = (await waitForMailsTo(emails, 8)).slice(6);
       expect(byRecipient(second)).toEqual([bobEmail, cyEmail]);
 
-      // The escalation (at 150 s) falls due while no instance runs; the next one sends it.
+      // The escalation (at 300 s) falls due while no instance runs; the next one sends it.
       await current.stop();
-      advanceTo(pause.created_at, 155);
+      advanceTo(pause.created_at, 305);
       current = await startTestService({ clock, database, env });
       const escalation = (await waitForMailsTo(emails, 9)).slice(8);
       expect(byRecipient(escalation)).toEqual([deeEmail]);
       expect(isReminder(escalation[0]!)).toBe(false);
 
-      // So does reminder 3 (at 180 s), to everyone who has not voted, the added reviewer too.
+      // So does reminder 3 (at 360 s), to everyone who has not voted, the added reviewer too.
       await current.stop();
-      advanceTo(pause.created_at, 185);
+      advanceTo(pause.created_at, 365);
       current = await startTestService({ clock, database, env });
       const third = (await waitForMailsTo(emails, 12)).slice(9);
       expect(third.every(isReminder)).toBe(true);
@@ -561,7 +561,7 @@ describe('a restart', () => {
 
       // remind_max is 3: nothing more, across yet another restart.
       await current.stop();
-      advance(120);
+      advanceTo(pause.created_at, 600);
       current = await startTestService({ clock, database, env });
       await settle();
       expect(mailsTo(emails)).toHaveLength(12);
