@@ -45,11 +45,19 @@ function sourceFiles(dir: string): string[] {
   );
 }
 
-it('imports nothing but its own files: no node: modules, no service code, no packages', () => {
+/** The framework adapters (subpath exports) and the one package each may import: its optional peer dependency. */
+const ADAPTERS: Record<string, { file: string; framework: string }> = {
+  './ai': { file: 'ai.ts', framework: 'ai' },
+  './openai-agents': { file: 'openai-agents.ts', framework: '@openai/agents' },
+};
+
+it('imports nothing but its own files: no node: modules, no service code, no packages but an adapter its framework', () => {
+  const adapterOf = new Map(Object.values(ADAPTERS).map((adapter) => [join(sdkSource, adapter.file), adapter]));
   for (const file of sourceFiles(sdkSource)) {
     const text = readFileSync(file, 'utf8');
     const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((match) => match[1]!);
     for (const specifier of specifiers) {
+      if (specifier === adapterOf.get(file)?.framework) continue;
       expect(specifier.startsWith('./') || specifier.startsWith('../'), `${file} imports ${specifier}`).toBe(true);
       expect(specifier, `${file} imports ${specifier}`).not.toMatch(/\.\.\/\.\.\/|src\//);
     }
@@ -58,11 +66,60 @@ it('imports nothing but its own files: no node: modules, no service code, no pac
   expect(manifest.name).toBe('@pausepoint/sdk');
   expect(manifest.type).toBe('module');
   expect(manifest.dependencies ?? {}).toEqual({});
-  // What the package exports is what the build emits.
-  const exported = manifest.exports['.'];
-  expect(existsSync(join(out, exported.types.replace('./dist/', '')))).toBe(true);
-  expect(existsSync(join(out, exported.default.replace('./dist/', '')))).toBe(true);
+  // Each framework is a peer dependency that nobody has to install.
+  const frameworks = Object.values(ADAPTERS).map((adapter) => adapter.framework);
+  expect(Object.keys(manifest.peerDependencies).sort()).toEqual([...frameworks].sort());
+  for (const framework of frameworks) expect(manifest.peerDependenciesMeta[framework]).toEqual({ optional: true });
+  // What the package exports is what the build emits: the client and each adapter.
+  expect(Object.keys(manifest.exports).sort()).toEqual(['.', './package.json', ...Object.keys(ADAPTERS)].sort());
+  for (const [subpath, exported] of Object.entries<Record<string, string>>(manifest.exports)) {
+    if (subpath === './package.json') continue;
+    expect(Object.keys(exported), subpath).toEqual(['types', 'default']);
+    expect(existsSync(join(out, exported.types!.replace('./dist/', ''))), exported.types).toBe(true);
+    expect(existsSync(join(out, exported.default!.replace('./dist/', ''))), exported.default).toBe(true);
+  }
 });
+
+// Imports the built SDK in a process where loading any framework package throws.
+const NO_FRAMEWORKS_SCRIPT = `
+import { register } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+const hooks = [
+  'export async function resolve(specifier, context, next) {',
+  "  const name = specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');",
+  "  const framework = ['ai', 'zod', 'openai'].includes(name) || /^@(ai-sdk|openai)[/]/.test(name);",
+  "  if (framework) throw new Error('loaded ' + specifier);",
+  '  return next(specifier, context);',
+  '}',
+].join('\\n');
+register('data:text/javascript,' + encodeURIComponent(hooks));
+const dir = process.argv[1];
+const result = {};
+for (const file of ['index.js', 'ai.js', 'openai-agents.js']) {
+  try {
+    const module = await import(pathToFileURL(join(dir, file)).href);
+    result[file] = Object.keys(module).sort();
+  } catch (error) {
+    result[file] = String(error.message);
+  }
+}
+console.log(JSON.stringify(result));
+`;
+
+it('loads no framework: not for @pausepoint/sdk, not even for /ai; /openai-agents loads @openai/agents', async () => {
+  const { stdout } = await run(
+    process.execPath,
+    ['--no-warnings', '--input-type=module', '-e', NO_FRAMEWORKS_SCRIPT, out],
+    { cwd: root },
+  );
+  const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
+  expect(result['index.js']).toContain('Pausepoint');
+  // The AI SDK adapter needs only the framework's types: a guarded tool is a plain object.
+  expect(result['ai.js']).toEqual(['guardTool', 'guardTools', 'isToolRefusal']);
+  // The hook does catch a framework import: the Agents adapter calls the framework's run.
+  expect(result['openai-agents.js']).toBe('loaded @openai/agents');
+}, 30_000);
 
 // Loads the built SDK into a new context with only the globals an edge runtime has.
 const EDGE_SCRIPT = `
