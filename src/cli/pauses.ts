@@ -108,7 +108,7 @@ function describePause(pause: Pause): string {
     lines.push(['answered', pause.response.response_at]);
   }
   lines.push(['expires', pause.expires_at], ['created', pause.created_at], ['mode', pause.mode]);
-  if (pause.status === 'pending') lines.push(['link', pause.response_url]);
+  if (pause.status === 'pending' && pause.response_url !== null) lines.push(['link', pause.response_url]);
   if (Object.keys(pause.metadata).length > 0) lines.push(['metadata', JSON.stringify(pause.metadata)]);
   const width = Math.max(...lines.map(([label]) => label.length));
   return lines.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`).join('\n');
