@@ -1,5 +1,6 @@
-// Renders the pictures in docs/: the notification email and the response page,
-// as a recipient sees them, from a real service in test mode.
+// Renders the pictures in docs/: the notification email, the response page
+// and a named reviewer's page, as a recipient sees them, from a real service
+// in test mode.
 // Run: npx tsx scripts/docs-screenshots.ts
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,7 +58,35 @@ try {
   await phone.click('button[value="approve"]');
   await phone.waitForURL(/answered=1/);
   await phone.screenshot({ path: 'docs/response-page-answered.png', fullPage: true });
-  console.log('wrote docs/email.png, docs/response-page.png, docs/response-page-answered.png');
+
+  // A reviewer's page: on a desktop after voting, waiting for the others; on
+  // a phone, another reviewer's before voting.
+  const reviewed = await post(
+    '/v1/pause',
+    {
+      title: 'Deploy v2.4.1 to production?',
+      body: 'Changes: 14 commits, 2 database migrations.\nRollback: redeploy v2.4.0.',
+      options: ['approve', 'reject'],
+      allow_text: true,
+      expires_in: 5400,
+      reviewers: [{ email: 'ann@example.com' }, { email: 'bob@example.com' }, { email: 'cy@example.com' }],
+      quorum: 2,
+      veto: ['reject'],
+    },
+    account.keys.test,
+  );
+  const desktop = await browser.newPage({ viewport: { width: 1024, height: 640 } });
+  await desktop.goto(reviewed.reviewers[0].response_url);
+  await desktop.fill('textarea', 'Fine after the 14:00 stand-up.');
+  await desktop.click('button[value="approve"]');
+  await desktop.waitForURL(/answered=1/);
+  await desktop.screenshot({ path: 'docs/reviewer-page-desktop.png', fullPage: true });
+  await phone.goto(reviewed.reviewers[1].response_url);
+  await phone.screenshot({ path: 'docs/reviewer-page-phone.png', fullPage: true });
+  console.log(
+    'wrote docs/email.png, docs/response-page.png, docs/response-page-answered.png, ' +
+      'docs/reviewer-page-phone.png, docs/reviewer-page-desktop.png',
+  );
 } finally {
   await browser.close();
   await service.stop();

@@ -4,7 +4,7 @@ import { currentOutcome, MAX_TEXT_LENGTH, type PauseView } from '../domain/pause
 import { verifyResponseToken } from '../domain/response-token.js';
 import { ApiError, invalidField } from '../errors.js';
 import { getPause } from '../store/pauses.js';
-import { getReviewer, tallyOf } from '../store/reviewers.js';
+import { getReviewer, type OwnVote, ownVote, tallyOf } from '../store/reviewers.js';
 import type { PausesTable, ReviewersTable } from '../store/schema.js';
 import { castVote, respondToPause } from '../store/transitions.js';
 
@@ -19,20 +19,18 @@ export interface Responder {
   reviewer?: ReviewersTable;
 }
 
-export interface OwnVote {
-  choice: string;
-  text: string | null;
-  voted_at: string;
-}
-
 export interface Question extends PauseView {
   title: string;
   body: string | null;
   options: string[];
   allow_text: boolean;
   expires_at: string;
-  /** For a reviewer: how the pause is decided and how many have voted. */
-  quorum?: { needed: number; reviewers: number; votes_so_far: number };
+  /**
+   * For a reviewer: how the pause is decided and how many have voted. `veto`
+   * (the options one vote decides) is for the page; the JSON API's schema
+   * does not list it, so it is not sent there.
+   */
+  quorum?: { needed: number; reviewers: number; votes_so_far: number; veto: string[] };
   /** For a reviewer: their own vote, once cast. */
   your_vote?: OwnVote | null;
 }
@@ -69,11 +67,6 @@ export async function responderFor(
   return responder;
 }
 
-const ownVote = (reviewer: ReviewersTable): OwnVote | null =>
-  reviewer.voted_at === null
-    ? null
-    : { choice: reviewer.vote_choice ?? '', text: reviewer.vote_text, voted_at: reviewer.voted_at };
-
 /** The question as the responder may see it. */
 export async function questionFor(
   services: Pick<ServiceContext, 'store'>,
@@ -89,9 +82,18 @@ export async function questionFor(
   };
   if (!reviewer) return question;
   const tally = await tallyOf(services.store, pause.id);
+  // The outcome's text is the deciding vote's comment: only its author sees it.
+  const response =
+    question.response && pause.responded_by !== reviewer.id ? { ...question.response, text: null } : question.response;
   return {
     ...question,
-    quorum: { needed: pause.quorum ?? 1, reviewers: tally.reviewers, votes_so_far: tally.votes },
+    response,
+    quorum: {
+      needed: pause.quorum ?? 1,
+      reviewers: tally.reviewers,
+      votes_so_far: tally.votes,
+      veto: JSON.parse(pause.veto ?? '[]'),
+    },
     your_vote: ownVote(reviewer),
   };
 }

@@ -18,7 +18,8 @@ export async function followUpReviewers(services: FollowUpServices, limit: numbe
   const { store, clock, signals } = services;
   let due = 0;
   let queued = false;
-  // Escalation first, so that a reminder due at the same time reaches the reviewers it added.
+  // The order does not matter: a reminder due at the time of an escalation
+  // goes to the reviewers asked before, not to those it adds (takeReminder).
   for (const kind of ['escalate', 'remind'] as FollowUp[]) {
     const now = isoTime(clock.now());
     const pauses = await dueFollowUps(store, kind, { now, limit });

@@ -4,9 +4,8 @@ import type { Mode } from '../domain/keys.js';
 import { currentOutcome, type PauseResponse } from '../domain/pause.js';
 import { responseToken } from '../domain/response-token.js';
 import { type NotificationSummary, notificationsOf } from '../store/notifications.js';
-import { reviewersOf } from '../store/reviewers.js';
+import { type OwnVote, ownVote, reviewersOf, voteOf } from '../store/reviewers.js';
 import type { NotificationsTable, PausesTable, ReviewersTable } from '../store/schema.js';
-import { voteOf } from '../store/transitions.js';
 import { reviewerUrl } from './plan-notifications.js';
 import type { StoredEscalation } from './plan-reviewers.js';
 
@@ -32,7 +31,7 @@ export interface PresentedReviewer {
   email: string;
   name: string | null;
   response_url: string;
-  vote: { choice: string; text: string | null; voted_at: string } | null;
+  vote: OwnVote | null;
   added_by: ReviewersTable['added_by'];
 }
 
@@ -121,10 +120,7 @@ export function presentPause(
       email: reviewer.email,
       name: reviewer.name,
       response_url: reviewerUrl(services, reviewer),
-      vote:
-        reviewer.voted_at === null
-          ? null
-          : { choice: reviewer.vote_choice ?? '', text: reviewer.vote_text, voted_at: reviewer.voted_at },
+      vote: ownVote(reviewer),
       added_by: reviewer.added_by,
     })),
     quorum: row.quorum,

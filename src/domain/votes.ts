@@ -12,7 +12,7 @@ export function decides(rules: VoteRules, choice: string, votesForChoice: number
   return rules.veto.includes(choice) || votesForChoice >= rules.quorum;
 }
 
-/** The most reviewers a pause may name, at creation and again by escalation. */
+/** The most reviewers a pause may name at creation, and the most its escalation may add. */
 export const MAX_REVIEWERS = 20;
 export const MIN_REMIND_EVERY_SECONDS = 60;
 export const DEFAULT_REMIND_MAX = 3;

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { isoTime } from '../domain/clock.js';
 import { PENDING } from './literals.js';
 import type { Database, PausesTable, ReviewersTable } from './schema.js';
 import type { Store } from './store.js';
@@ -76,7 +77,13 @@ async function take(
 /**
  * Takes a due reminder: counts it and moves remind_at to the next one (or
  * clears it after the last, or when the next would come after the expiry).
- * Returns the pause and the reviewers who have not voted.
+ * The next is remind_every after this one was due, so the schedule does not
+ * drift; but when that has passed too (no worker ran for longer than
+ * remind_every), remind_every from now: reminders missed meanwhile are not
+ * sent in a burst. Returns the pause and whom to remind: the reviewers who
+ * have not voted and were asked before it fell due (one added by an
+ * escalation taken at the same time, or later, has just been sent the
+ * question; their first reminder is the next one).
  */
 export async function takeReminder(
   store: Store,
@@ -86,7 +93,10 @@ export async function takeReminder(
   const pause = await take(trx, store.dialect, 'remind', input);
   if (!pause) return null;
   const sent = (pause.reminders_sent ?? 0) + 1;
-  const next = new Date(Date.parse(input.dueAt) + (pause.remind_every ?? 0) * 1000).toISOString();
+  const every = (pause.remind_every ?? 0) * 1000;
+  const onSchedule = Date.parse(input.dueAt) + every;
+  const now = Date.parse(input.now);
+  const next = isoTime(new Date(onSchedule > now ? onSchedule : now + every));
   const remindAt = sent < (pause.remind_max ?? 0) && next < pause.expires_at ? next : null;
   await trx
     .updateTable('pauses')
@@ -101,7 +111,7 @@ export async function takeReminder(
     .execute();
   return {
     pause,
-    waitingFor: reviewers.filter((reviewer) => reviewer.voted_at === null),
+    waitingFor: reviewers.filter((reviewer) => reviewer.voted_at === null && reviewer.added_at <= input.dueAt),
     reviewerCount: reviewers.length,
   };
 }

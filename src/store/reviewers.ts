@@ -1,9 +1,28 @@
 import type { Kysely } from 'kysely';
+import type { Vote } from '../domain/events.js';
 import type { Database, ReviewersTable } from './schema.js';
 import type { Store } from './store.js';
 
 // The reviewers of pauses. Their votes are cast in transitions.ts, the one
 // place a pause's outcome is decided.
+
+/** A reviewer's own vote, once cast. */
+export interface OwnVote {
+  choice: string;
+  text: string | null;
+  voted_at: string;
+}
+
+export const ownVote = (reviewer: ReviewersTable): OwnVote | null =>
+  reviewer.voted_at === null
+    ? null
+    : { choice: reviewer.vote_choice ?? '', text: reviewer.vote_text, voted_at: reviewer.voted_at };
+
+/** A reviewer's vote as counted on the pause, once cast. */
+export const voteOf = (reviewer: ReviewersTable): Vote | null => {
+  const vote = ownVote(reviewer);
+  return vote && { reviewer_id: reviewer.id, email: reviewer.email, ...vote };
+};
 
 export async function insertReviewers(
   store: Store,

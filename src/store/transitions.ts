@@ -14,7 +14,8 @@ import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
 import { announceQueued } from './outbox.js';
 import { prepared } from './prepared.js';
-import type { Database, EventsTable, PausesTable, ReviewersTable } from './schema.js';
+import { voteOf } from './reviewers.js';
+import type { Database, EventsTable, PausesTable } from './schema.js';
 import type { Store } from './store.js';
 import { PAUSE_CHANNEL } from './wake-up-channels.js';
 
@@ -166,17 +167,6 @@ export async function expireDuePauses(
 export type VoteResult =
   | { kind: 'counted'; pause: Pause; vote: Vote; votesSoFar: number; decided: boolean; queued: boolean }
   | { kind: 'already_voted' | 'already_responded' | 'closed' };
-
-export const voteOf = (reviewer: ReviewersTable): Vote | null =>
-  reviewer.voted_at === null
-    ? null
-    : {
-        reviewer_id: reviewer.id,
-        email: reviewer.email,
-        choice: reviewer.vote_choice ?? '',
-        text: reviewer.vote_text,
-        voted_at: reviewer.voted_at,
-      };
 
 /**
  * A reviewer's vote: counted once per reviewer, and when it decides (a veto

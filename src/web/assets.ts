@@ -36,6 +36,10 @@ button:disabled { opacity: .55; cursor: not-allowed; }
 .notice.error { border-color: var(--bad); color: var(--bad); }
 .state { font-size: 1.1rem; font-weight: 600; margin: 0 0 .5rem; }
 .state.responded { color: var(--ok); } .state.timed_out { color: var(--warn); } .state.cancelled { color: var(--bad); }
+.state.pending { color: var(--accent); }
+.quorum { margin: 0 0 1.25rem; } .quorum p { margin: 0; } .quorum .rule { font-weight: 600; }
+.quorum .progress { white-space: nowrap; }
+.quorum .hint { margin-top: .25rem; }
 .answer { margin: .25rem 0; }
 .answer-text { white-space: pre-wrap; overflow-wrap: anywhere; border-left: 3px solid var(--line); padding-left: .75rem; }
 time { white-space: nowrap; }
@@ -80,6 +84,7 @@ export const PAGE_JS = `
     el.textContent = '';
     el.appendChild(document.createTextNode('Expired' + (time ? ' at ' : '.')));
     if (time) { el.appendChild(time); el.appendChild(document.createTextNode('.')); }
+    document.querySelectorAll('[data-while-open]').forEach(function (e) { e.hidden = true; });
     var note = document.querySelector('[data-expired-note]');
     if (note) { note.hidden = false; note.textContent = 'This request has expired: no decision is needed any more.'; }
     document.querySelectorAll('form button, form textarea').forEach(function (b) { b.disabled = true; });

@@ -3,6 +3,9 @@ import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 
 // The response page, rendered on the server: the question is readable and
 // answerable without JavaScript. Every value from the developer is escaped.
+// A named reviewer's page (the question has `quorum`) also shows how the
+// question is decided, in counts only, and their own vote: never another
+// reviewer's name, vote or comment.
 
 const escapeHtml = (value: string): string =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
@@ -72,16 +75,24 @@ function asOfNow(state: PageState): PageState {
 export function renderQuestionPage(page: PageState): string {
   const state = asOfNow(page);
   const { question } = state;
-  const parts = [`<p class="eyebrow">${EYEBROW[question.status]}</p>`, `<h1>${escapeHtml(question.title)}</h1>`];
+  const votedAndWaiting = question.quorum && question.status === 'pending' && question.your_vote;
+  const eyebrow = votedAndWaiting ? 'Your vote is in' : EYEBROW[question.status];
+  const parts = [`<p class="eyebrow">${eyebrow}</p>`, `<h1>${escapeHtml(question.title)}</h1>`];
   if (question.body) parts.push(`<p class="details">${escapeHtml(question.body)}</p>`);
   if (state.error) parts.push(`<p class="notice error" role="alert">${escapeHtml(state.error)}</p>`);
-  parts.push(question.status === 'pending' ? answerForm(state) : outcome(state));
+  if (question.quorum) parts.push(reviewerView(state, question.quorum));
+  else parts.push(question.status === 'pending' ? answerForm(state) : outcome(state));
   return layout(question.title, `<article class="card">\n${parts.join('\n')}\n</article>`);
 }
 
-function answerForm(state: PageState): string {
+function timeLeft(question: Question, now: Date): string {
+  const left = Date.parse(question.expires_at) - now.getTime();
+  return `<p class="time-left" data-expires-at="${escapeHtml(question.expires_at)}"><span data-countdown>Time left: ${formatTimeLeft(left)}</span> <span class="hint">(until ${timeTag(question.expires_at)})</span></p>
+<p class="notice" role="status" data-expired-note hidden></p>`;
+}
+
+function answerForm(state: PageState, noun = 'answer'): string {
   const { question } = state;
-  const left = Date.parse(question.expires_at) - state.now.getTime();
   const preselected = state.preselected && question.options.includes(state.preselected) ? state.preselected : undefined;
   const buttons = question.options
     .map((option) => {
@@ -92,18 +103,17 @@ function answerForm(state: PageState): string {
   const text = question.allow_text
     ? `<label for="text">Comment <span class="hint">(optional)</span></label>
 <textarea id="text" name="text" maxlength="${MAX_TEXT_LENGTH}" aria-describedby="text-hint"></textarea>
-<p class="hint" id="text-hint">Sent along with your answer.</p>`
+<p class="hint" id="text-hint">Sent along with your ${noun}.</p>`
     : '';
   const confirm = preselected
-    ? `<p class="notice" role="status">You picked <strong>${escapeHtml(preselected)}</strong>. Confirm it below, or choose another answer.</p>`
+    ? `<p class="notice" role="status">You picked <strong>${escapeHtml(preselected)}</strong>. Confirm it below, or choose another ${noun}.</p>`
     : '';
-  return `<p class="time-left" data-expires-at="${escapeHtml(question.expires_at)}"><span data-countdown>Time left: ${formatTimeLeft(left)}</span> <span class="hint">(until ${timeTag(question.expires_at)})</span></p>
-<p class="notice" role="status" data-expired-note hidden></p>
+  return `${timeLeft(question, state.now)}
 ${confirm}
 <form method="post" action="${escapeHtml(state.action)}" data-answer>
 ${text}
 <fieldset class="options">
-<legend>Your answer</legend>
+<legend>Your ${noun}</legend>
 ${buttons}
 </fieldset>
 </form>`;
@@ -139,6 +149,87 @@ function outcome(state: PageState): string {
       break;
   }
   lines.push(`<p class="hint">This page no longer takes answers.</p>`);
+  return lines.join('\n');
+}
+
+type Quorum = NonNullable<Question['quorum']>;
+
+/** How the question is decided and how far the votes are, in counts only. */
+function quorumNote(quorum: Quorum, open: boolean): string {
+  const { needed, reviewers, votes_so_far: votes } = quorum;
+  const rule =
+    reviewers === 1
+      ? 'You are the only reviewer: your vote decides'
+      : needed === 1
+        ? `${reviewers} reviewers; the first vote decides`
+        : `${needed} of ${reviewers} reviewers must agree`;
+  const progress = votes === 0 ? 'no votes yet' : `${votes} of ${reviewers} voted${open ? ' so far' : ''}`;
+  const lines = [`<p class="rule">${rule} · <span class="progress">${progress}</span></p>`];
+  if (open && quorum.veto.length > 0) {
+    const options = quorum.veto.map((option) => `<strong>${escapeHtml(option)}</strong>`).join(' or ');
+    lines.push(`<p class="hint">A single vote for ${options} decides at once.</p>`);
+  }
+  return `<div class="quorum">\n${lines.join('\n')}\n</div>`;
+}
+
+/** The reviewer's own vote, with their comment; or that they did not vote. */
+function ownVote(question: Question): string {
+  const vote = question.your_vote;
+  if (!vote) return `<p class="answer">You did not vote.</p>`;
+  const lines = [
+    `<p class="answer">You voted <strong>${escapeHtml(vote.choice)}</strong> at ${timeTag(vote.voted_at)}.</p>`,
+  ];
+  if (vote.text) lines.push(`<p class="answer-text">${escapeHtml(vote.text)}</p>`);
+  return lines.join('\n');
+}
+
+/**
+ * A named reviewer's page: the form until they vote, then their vote and
+ * whether the question is decided. The outcome's comment is never shown
+ * here: it is another reviewer's (the reviewer's own is under their vote).
+ */
+function reviewerView(state: PageState, quorum: Quorum): string {
+  const { question } = state;
+  const voted = Boolean(question.your_vote);
+  const lines: string[] = [];
+  if (question.status === 'pending' && !voted) {
+    return `${quorumNote(quorum, true)}\n${answerForm(state, 'vote')}`;
+  }
+  if (state.justAnswered && voted) {
+    lines.push(`<p class="notice ok" role="status">Thank you — your vote has been recorded.</p>`);
+  }
+  const response = question.response;
+  switch (question.status) {
+    case 'pending':
+      // The page's script hides [data-while-open] once the deadline passes while it is open.
+      lines.push(`<p class="state pending" data-while-open>Waiting for the other reviewers</p>`);
+      lines.push(ownVote(question));
+      lines.push(quorumNote(quorum, true));
+      lines.push(timeLeft(question, state.now));
+      lines.push(`<p class="hint" data-while-open>Your vote is final. Reload this page later to see the decision.</p>`);
+      return lines.join('\n');
+    case 'responded':
+      lines.push(`<p class="state responded">Decided</p>`);
+      lines.push(
+        `<p class="answer">The decision is <strong>${escapeHtml(response?.choice ?? '')}</strong>` +
+          (response?.response_at ? `, made at ${timeTag(response.response_at)}` : '') +
+          '.</p>',
+      );
+      break;
+    case 'timed_out':
+      lines.push(`<p class="state timed_out">Expired</p>`);
+      lines.push(`<p>No decision was reached before ${timeTag(question.expires_at)}.</p>`);
+      if (response?.choice)
+        lines.push(`<p>The default answer <strong>${escapeHtml(response.choice)}</strong> was applied.</p>`);
+      break;
+    case 'cancelled':
+      lines.push(`<p class="state cancelled">Cancelled</p>`);
+      lines.push(`<p>The requester withdrew this question; no vote is needed.</p>`);
+      break;
+  }
+  lines.push(ownVote(question));
+  lines.push(quorumNote(quorum, false));
+  lines.push(`<p class="hint">This page no longer takes votes.</p>`);
   return lines.join('\n');
 }
 

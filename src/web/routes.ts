@@ -34,7 +34,7 @@ function pageMessage(error: ApiError): string {
     case 'already_responded':
       return 'This question has already been answered.';
     case 'already_voted':
-      return 'You have already voted on this question.';
+      return 'You have already voted on this question; a vote cannot be changed.';
     case 'pause_closed':
       return 'This question is closed: it expired or was withdrawn.';
     default:
