@@ -16,6 +16,8 @@ import type {
   Outcome,
   Pause,
   RetriedDelivery,
+  Timeline,
+  Vote,
   Webhook,
 } from './types.js';
 
@@ -160,8 +162,21 @@ export function outcomeOf(pause: Pause): Outcome {
     choice: response?.choice ?? null,
     text: response?.text ?? null,
     response_at: response?.response_at ?? null,
+    responded_by: response?.responded_by ?? null,
+    votes: response?.votes ?? votesOf(pause),
     pause,
   };
+}
+
+/** The votes cast on a pause, oldest first, from its reviewers (for a pause without a response). */
+function votesOf(pause: Pause): Vote[] {
+  const votes: Vote[] = [];
+  for (const reviewer of pause.reviewers) {
+    if (reviewer.vote === null) continue;
+    const { choice, text, voted_at } = reviewer.vote;
+    votes.push({ reviewer_id: reviewer.id, email: reviewer.email, choice, text, voted_at });
+  }
+  return votes.sort((a, b) => Date.parse(a.voted_at) - Date.parse(b.voted_at));
 }
 
 export class Pauses {
@@ -188,6 +203,19 @@ export class Pauses {
       path: path('/v1/pause/{id}', id),
       query: { wait },
       extraTimeoutMs: (wait ?? 0) * 1000,
+      signal: options.signal,
+    });
+    return answer.body;
+  }
+
+  /**
+   * The pause's audit record, oldest first: created, notified, reminded,
+   * escalated, each vote, and the outcome, with who did it (`actor`).
+   */
+  async timeline(id: string, options: RequestOptions = {}): Promise<Timeline> {
+    const answer = await this.transport.request<Timeline>({
+      method: 'GET',
+      path: path('/v1/pause/{id}/timeline', id),
       signal: options.signal,
     });
     return answer.body;

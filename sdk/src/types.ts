@@ -14,11 +14,30 @@ export type PauseStatus = Pause['status'];
 export type PauseResponse = NonNullable<Pause['response']>;
 /** Free-form developer data, echoed in webhook events and never shown to the human. */
 export type Metadata = Pause['metadata'];
+/** A person named to decide the pause, with their personal link and their vote (null until they vote). */
+export type Reviewer = Pause['reviewers'][number];
+/** A reviewer's vote as the pause lists it under `reviewers[].vote`. */
+export type ReviewerVote = NonNullable<Reviewer['vote']>;
+/** The reviewer whose vote decided the pause. */
+export type RespondedBy = NonNullable<PauseResponse['responded_by']>;
+/** One vote counted in `response.votes`. */
+export type Vote = PauseResponse['votes'][number];
+/** The escalation of a pause: who is added after how long, and when it happened. */
+export type Escalation = NonNullable<Pause['escalate']>;
 
 /** The body of `POST /v1/pause`. */
 export type CreatePauseParams = JsonOf<paths['/v1/pause']['post']['requestBody']>;
 /** `status`, `limit` (page size) and `starting_after` for `GET /v1/pause`. */
 export type ListPausesParams = QueryOf<paths['/v1/pause']['get']>;
+/** A reviewer as `create` takes them: `{ email, name? }`. */
+export type ReviewerParams = NonNullable<CreatePauseParams['reviewers']>[number];
+
+/** `GET /v1/pause/{id}/timeline`: who did what to a pause and when, oldest first. */
+export type Timeline = JsonOf<paths['/v1/pause/{id}/timeline']['get']['responses'][200]>;
+/** One entry of a pause's timeline: `{ at, type, actor, detail }`. */
+export type TimelineEntry = Timeline['data'][number];
+/** `created`, `notified`, `notification_failed`, `reminded`, `escalated`, `voted`, `responded`, `timed_out`, `cancelled`. */
+export type TimelineEntryType = TimelineEntry['type'];
 
 /** A registered webhook (its secret is never returned). */
 export type Webhook = JsonOf<paths['/v1/webhooks']['post']['responses'][201]>;
@@ -51,9 +70,19 @@ export interface ListPage<T> {
   has_more: boolean;
 }
 
-/** The three event types, as sent in `X-Service-Event` and the envelope's `event`. */
-export type WebhookEventType = 'pause.responded' | 'pause.timed_out' | 'pause.cancelled';
+/** The event types, as sent in `X-Service-Event` and the envelope's `event`. */
+export type WebhookEventType = 'pause.responded' | 'pause.timed_out' | 'pause.cancelled' | 'pause.voted';
 export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
+  'pause.responded',
+  'pause.timed_out',
+  'pause.cancelled',
+  'pause.voted',
+];
+/**
+ * The events that end a pause, one per pause. A webhook receives `pause.voted`
+ * only when it subscribes to it by name; these three are the usual subscription.
+ */
+export const OUTCOME_EVENT_TYPES: readonly WebhookEventType[] = [
   'pause.responded',
   'pause.timed_out',
   'pause.cancelled',
@@ -68,7 +97,11 @@ interface Envelope<Type extends WebhookEventType, Data> {
   data: Data;
 }
 
-/** A human answered. */
+/**
+ * A human answered. On a pause with reviewers, `responded_by` is the reviewer
+ * whose vote decided it and `votes` every vote counted; both are absent on a
+ * pause without reviewers.
+ */
 export type PauseRespondedEvent = Envelope<
   'pause.responded',
   {
@@ -76,6 +109,8 @@ export type PauseRespondedEvent = Envelope<
     text: PauseResponse['text'];
     response_at: PauseResponse['response_at'];
     metadata: Metadata;
+    responded_by?: RespondedBy | null;
+    votes?: Vote[];
   }
 >;
 
@@ -88,8 +123,24 @@ export type PauseTimedOutEvent = Envelope<
 /** The developer cancelled the pause. */
 export type PauseCancelledEvent = Envelope<'pause.cancelled', { metadata: Metadata }>;
 
+/**
+ * A reviewer voted (sent only to webhooks subscribed to `pause.voted`).
+ * `votes_so_far` counts every vote on the pause, this one included.
+ */
+export type PauseVotedEvent = Envelope<
+  'pause.voted',
+  {
+    reviewer: RespondedBy;
+    choice: string;
+    text: string | null;
+    voted_at: string;
+    votes_so_far: number;
+    metadata: Metadata;
+  }
+>;
+
 /** The body of a webhook delivery. Switch on `event` to narrow `data`. */
-export type WebhookEvent = PauseRespondedEvent | PauseTimedOutEvent | PauseCancelledEvent;
+export type WebhookEvent = PauseRespondedEvent | PauseTimedOutEvent | PauseCancelledEvent | PauseVotedEvent;
 
 /** How a pause ended: what `ask()` returns. */
 export interface Outcome {
@@ -100,6 +151,10 @@ export interface Outcome {
   text: PauseResponse['text'];
   /** When the answer came, or the pause expired; null when cancelled. */
   response_at: PauseResponse['response_at'] | null;
+  /** With reviewers: the one whose vote decided; otherwise (and on a timeout or cancel) null. */
+  responded_by: RespondedBy | null;
+  /** With reviewers: every vote cast, oldest first (also those before a timeout or cancel); otherwise empty. */
+  votes: Vote[];
   /** The pause as it ended. */
   pause: Pause;
 }

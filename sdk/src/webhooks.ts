@@ -104,6 +104,12 @@ function problemWith(event: unknown): string | undefined {
       if (typeof data.choice !== 'string') return 'data.choice is not a string';
       if (!isStringOrNull(data.text)) return 'data.text is not a string or null';
       if (typeof data.response_at !== 'string') return 'data.response_at is not a string';
+      // On a pause with reviewers only.
+      if (data.responded_by !== undefined && data.responded_by !== null) {
+        const problem = problemWithReviewer(data.responded_by);
+        if (problem) return `data.responded_by ${problem}`;
+      }
+      if (data.votes !== undefined && !Array.isArray(data.votes)) return 'data.votes is not an array';
       return undefined;
     case 'pause.timed_out':
       if (!isStringOrNull(data.choice)) return 'data.choice is not a string or null';
@@ -111,5 +117,23 @@ function problemWith(event: unknown): string | undefined {
       return undefined;
     case 'pause.cancelled':
       return undefined;
+    case 'pause.voted': {
+      const reviewerProblem = problemWithReviewer(data.reviewer);
+      if (reviewerProblem) return `data.reviewer ${reviewerProblem}`;
+      if (typeof data.choice !== 'string') return 'data.choice is not a string';
+      if (!isStringOrNull(data.text)) return 'data.text is not a string or null';
+      if (typeof data.voted_at !== 'string') return 'data.voted_at is not a string';
+      if (!Number.isInteger(data.votes_so_far)) return 'data.votes_so_far is not an integer';
+      return undefined;
+    }
   }
+}
+
+/** What is wrong with a `{id, email, name}` reviewer, or undefined. */
+function problemWithReviewer(reviewer: unknown): string | undefined {
+  if (!isObject(reviewer)) return 'is not an object';
+  if (typeof reviewer.id !== 'string') return 'has no id';
+  if (typeof reviewer.email !== 'string') return 'has no email';
+  if (!isStringOrNull(reviewer.name)) return 'name is not a string or null';
+  return undefined;
 }

@@ -1,4 +1,5 @@
 // pausepoint ask "Deploy v2 to prod?" --option approve --option reject --timeout 30m --default reject
+// pausepoint ask "Drop the old table?" --reviewer ana@example.com --reviewer bo@example.com --quorum 2 --veto reject
 //
 // Asks, waits, prints the outcome and exits with it, so that
 // `pausepoint ask … && ./deploy.sh` gates a deploy:
@@ -7,7 +8,7 @@
 //   2  it timed out with no default
 //   3  an error (bad flags, no key, the service refused or could not be reached)
 //   130 interrupted (Ctrl-C): the pause is cancelled first
-import { type CreatePauseParams, type Outcome, outcomeOf, type Pause } from '@pausepoint/sdk';
+import { type CreatePauseParams, type Outcome, outcomeOf, type Pause, type Vote } from '@pausepoint/sdk';
 import {
   clientFrom,
   err,
@@ -19,8 +20,10 @@ import {
   UsageError,
   withInterrupt,
 } from './common.js';
-import { parseDuration } from './duration.js';
+import { formatDuration, parseDuration } from './duration.js';
+import { positiveInteger } from './pauses.js';
 import { Progress } from './progress.js';
+import { parseReviewer, reviewerLabel } from './reviewers.js';
 
 export const EXIT = { first: 0, other: 1, timeout: 2, error: 3, interrupted: 130 } as const;
 
@@ -43,7 +46,19 @@ Flags:
   --metadata KEY=VALUE   your own data, echoed in webhooks; repeatable
   --idempotency-key KEY  make a retried ask reuse the same pause
   --no-wait              create the pause, print it and exit 0 without waiting
-  --quiet, -q            do not print the response link on stderr
+  --quiet, -q            do not print the response link (or reviewers) on stderr
+
+Reviewers: only the people named decide, each with their own link (emailed
+with a live key); the outcome says who decided and how each one voted.
+  --reviewer, -r EMAIL   a reviewer, or "Name <EMAIL>"; repeat for each (up to 20)
+  --quorum N             how many votes for one option decide it (default 1)
+  --veto OPTION          one vote for this option decides at once; repeatable
+  --remind-every DURATION
+                         remind those who have not voted this often (60s or more)
+  --remind-max N         send at most N reminders (1-10, default 3)
+  --escalate-after DURATION
+                         if still pending then, add the --escalate-to reviewers
+  --escalate-to EMAIL    a reviewer added on escalation, or "Name <EMAIL>"; repeatable
 
 ${GLOBAL_HELP}`;
 
@@ -59,6 +74,13 @@ const OPTIONS = {
   'idempotency-key': { type: 'string' },
   'no-wait': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
+  reviewer: { type: 'string', short: 'r', multiple: true },
+  quorum: { type: 'string' },
+  veto: { type: 'string', multiple: true },
+  'remind-every': { type: 'string' },
+  'remind-max': { type: 'string' },
+  'escalate-after': { type: 'string' },
+  'escalate-to': { type: 'string', multiple: true },
 } as const;
 
 export async function askCommand(args: string[]): Promise<number> {
@@ -87,7 +109,7 @@ export async function askCommand(args: string[]): Promise<number> {
       }
       if (values['no-wait']) {
         if (json) printJson(pause);
-        else out(`${pause.id}\n${pause.response_url}`);
+        else out([pause.id, ...links(pause)].join('\n'));
         return 0;
       }
       if (!values.quiet) announce(pause);
@@ -140,13 +162,91 @@ function buildParams(title: string, values: Values): CreatePauseParams {
     }
     params.metadata = metadata;
   }
+  addReviewers(params, values);
   return params;
+}
+
+/** --reviewer and the flags that only go with it: quorum, veto, reminders, escalation. */
+function addReviewers(params: CreatePauseParams, values: Values): void {
+  const reviewers = (values.reviewer ?? []).map((text) => parseReviewer(text, '--reviewer'));
+  if (reviewers.length === 0) {
+    for (const flag of ['quorum', 'veto', 'remind-every', 'remind-max', 'escalate-after', 'escalate-to'] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with --reviewer`);
+    }
+    return;
+  }
+  if (params.notify) {
+    throw new UsageError(
+      '--notify and --notify-slack do not go with --reviewer: each reviewer is emailed their own link',
+    );
+  }
+  params.reviewers = reviewers;
+  if (values.quorum !== undefined) params.quorum = positiveInteger(values.quorum, '--quorum');
+  if (values.veto?.length) {
+    const options = params.options ?? ['approve', 'reject'];
+    for (const veto of values.veto) {
+      if (!options.includes(veto)) {
+        throw new UsageError(`--veto must be one of the options (${options.join(', ')}), got "${veto}"`);
+      }
+    }
+    params.veto = values.veto;
+  }
+  if (values['remind-every'] !== undefined) {
+    params.remind_every = parseDuration(values['remind-every'], '--remind-every');
+  }
+  if (values['remind-max'] !== undefined) {
+    if (values['remind-every'] === undefined) throw new UsageError('--remind-max goes with --remind-every');
+    params.remind_max = positiveInteger(values['remind-max'], '--remind-max');
+  }
+  const after = values['escalate-after'];
+  const to = values['escalate-to'] ?? [];
+  if (after === undefined && to.length > 0) throw new UsageError('--escalate-to goes with --escalate-after');
+  if (after !== undefined && to.length === 0) throw new UsageError('--escalate-after needs --escalate-to');
+  if (after !== undefined) {
+    params.escalate = {
+      after: parseDuration(after, '--escalate-after'),
+      reviewers: to.map((text) => parseReviewer(text, '--escalate-to')),
+    };
+  }
+}
+
+/**
+ * Where to answer: the shared link, or with reviewers one line each. Their
+ * personal links are printed in test mode only, where nobody is emailed; a
+ * live link votes as its owner, so it stays out of terminals and CI logs
+ * (it is in the pause's JSON for whoever needs it).
+ */
+function links(pause: Pause): string[] {
+  if (pause.reviewers.length === 0) return [String(pause.response_url)];
+  return pause.reviewers.map((reviewer) =>
+    pause.mode === 'test' ? `${reviewer.email} ${reviewer.response_url}` : reviewer.email,
+  );
 }
 
 function announce(pause: Pause): void {
   const fallback = pause.timeout_default === null ? 'no default' : `default ${pause.timeout_default}`;
   err(`Asked: ${pause.title} [${pause.options.join(' / ')}] (${pause.id}, expires ${pause.expires_at}, ${fallback})`);
-  err(`Answer at: ${pause.response_url}`);
+  if (pause.reviewers.length === 0) {
+    err(`Answer at: ${pause.response_url}`);
+    return;
+  }
+  const rules = [`${pause.quorum ?? 1} of ${pause.reviewers.length} must agree`];
+  if (pause.veto.length > 0) rules.push(`one vote for ${pause.veto.join(' or ')} decides`);
+  err(`Reviewers (${rules.join('; ')}):`);
+  const width = Math.max(...pause.reviewers.map((reviewer) => reviewerLabel(reviewer).length));
+  for (const reviewer of pause.reviewers) {
+    const label = reviewerLabel(reviewer);
+    err(pause.mode === 'test' ? `  ${label.padEnd(width)}  ${reviewer.response_url}` : `  ${label}`);
+  }
+  if (pause.escalate !== null) {
+    const to = pause.escalate.reviewers.map(reviewerLabel).join(', ');
+    err(`Escalates to ${to} if still pending after ${formatDuration(pause.escalate.after)}.`);
+  }
+  err(
+    pause.mode === 'test'
+      ? 'Test mode: nobody is emailed; each link above votes as its reviewer.'
+      : 'Each reviewer is emailed their own link.',
+  );
 }
 
 /** The exit code for an outcome: see the top of this file. */
@@ -164,15 +264,32 @@ function finish(outcome: Outcome, json: boolean): number {
       choice: outcome.choice,
       text: outcome.text,
       response_at: outcome.response_at,
+      responded_by: outcome.responded_by,
+      votes: outcome.votes,
       exit_code: code,
       pause: outcome.pause,
     });
-  } else if (outcome.status === 'responded') {
-    out(`Answered: ${outcome.choice}${outcome.text ? ` (${JSON.stringify(outcome.text)})` : ''}`);
+    return code;
+  }
+  if (outcome.status === 'responded') {
+    const by = outcome.responded_by === null ? '' : `, decided by ${reviewerLabel(outcome.responded_by)}`;
+    out(`Answered: ${outcome.choice}${outcome.text ? ` (${JSON.stringify(outcome.text)})` : ''}${by}`);
   } else if (outcome.status === 'timed_out') {
     out(outcome.choice === null ? 'Timed out with no answer' : `Timed out: ${outcome.choice} (the default)`);
   } else {
     out('Cancelled');
   }
+  if (outcome.pause.reviewers.length > 0) out(votesText(outcome.votes));
   return code;
+}
+
+/** "Votes:" and one line per vote, oldest first; "No votes." when there are none. */
+function votesText(votes: Vote[]): string {
+  if (votes.length === 0) return 'No votes.';
+  const width = Math.max(...votes.map((vote) => vote.email.length));
+  const choiceWidth = Math.max(...votes.map((vote) => vote.choice.length));
+  const lines = votes.map((vote) =>
+    `  ${vote.email.padEnd(width)}  ${vote.choice.padEnd(choiceWidth)}  ${vote.voted_at}${vote.text ? `  ${JSON.stringify(vote.text)}` : ''}`.trimEnd(),
+  );
+  return ['Votes:', ...lines].join('\n');
 }

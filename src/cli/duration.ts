@@ -26,3 +26,22 @@ export function formatTimeLeft(ms: number): string {
   const two = (n: number) => String(n).padStart(2, '0');
   return hours > 0 ? `${hours}:${two(minutes)}:${two(seconds)}` : `${minutes}:${two(seconds)}`;
 }
+
+/** Whole seconds as parseDuration reads them back: "90s" → "1m30s", 3600 → "1h", 86400 → "1d". */
+export function formatDuration(seconds: number): string {
+  let left = Math.max(0, Math.round(seconds));
+  if (left === 0) return '0s';
+  let text = '';
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
+    if (left >= size) {
+      text += `${Math.floor(left / size)}${unit}`;
+      left %= size;
+    }
+  }
+  return text;
+}

@@ -15,8 +15,10 @@ The service:
 
 Client (set PAUSEPOINT_API_KEY and PAUSEPOINT_BASE_URL, or pass --api-key, --base-url):
   ask QUESTION [flags]       ask, wait, print the outcome; exit 0 on the first option,
-                             1 on any other, 2 on a timeout with no default, 3 on error
-  pauses list|get|cancel     look at and cancel pauses
+                             1 on any other, 2 on a timeout with no default, 3 on error;
+                             --reviewer EMAIL (repeatable) names who decides
+  pauses list|get|cancel|timeline
+                             look at and cancel pauses; a pause's audit timeline
   webhooks list|add|rm       manage webhooks (and: webhooks deliveries ID)
   listen --forward-to URL    forward this key's events, signed, to a local URL
 

@@ -1,6 +1,6 @@
 // pausepoint webhooks list|add|rm|deliveries
 import { randomBytes } from 'node:crypto';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@pausepoint/sdk';
+import { OUTCOME_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@pausepoint/sdk';
 import { clientFrom, err, GLOBAL_HELP, out, parse, printJson, reportError, table, UsageError } from './common.js';
 import { positiveInteger } from './pauses.js';
 
@@ -10,9 +10,10 @@ export const WEBHOOKS_HELP = `Usage:
   pausepoint webhooks rm WEBHOOK_ID
   pausepoint webhooks deliveries WEBHOOK_ID [--limit N]
 
-  add          register an https:// URL for events (default: all three of
-               ${WEBHOOK_EVENT_TYPES.join(', ')}); without --secret a
-               random secret is made and printed once: keep it to verify signatures
+  add          register an https:// URL for events (default: the outcomes,
+               ${OUTCOME_EVENT_TYPES.join(', ')}; add --event pause.voted
+               for each reviewer's vote); without --secret a random secret
+               is made and printed once: keep it to verify signatures
   rm           delete a webhook (alias: delete)
   deliveries   a webhook's latest deliveries and their attempts
 
@@ -61,7 +62,7 @@ export async function webhooksCommand(args: string[]): Promise<number> {
       case 'add':
       case 'create': {
         if (target === undefined) throw new UsageError('webhooks add needs the URL to deliver to');
-        const events = (values.event ?? [...WEBHOOK_EVENT_TYPES]).flatMap((event) => event.split(','));
+        const events = (values.event ?? [...OUTCOME_EVENT_TYPES]).flatMap((event) => event.split(','));
         for (const event of events) {
           if (!WEBHOOK_EVENT_TYPES.includes(event as WebhookEventType)) {
             throw new UsageError(`--event must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}, got "${event}"`);

@@ -48,6 +48,38 @@ describe('a mistyped flag', () => {
     );
   });
 
+  it('says what is wrong with the reviewer flags, before asking the service', async () => {
+    const r = ['--reviewer', 'ana@example.com'];
+    const results = await Promise.all([
+      runCli(['ask', 'Q?', '--quorum', '2'], env),
+      runCli(['ask', 'Q?', '--reviewer', 'ana at example.com'], env),
+      runCli(['ask', 'Q?', '-r', 'Ana <ana@example.com'], env),
+      runCli(['ask', 'Q?', ...r, '--veto', 'maybe'], env),
+      runCli(['ask', 'Q?', ...r, '--quorum', 'two'], env),
+      runCli(['ask', 'Q?', ...r, '--remind-every', 'often'], env),
+      runCli(['ask', 'Q?', ...r, '--remind-max', '2'], env),
+      runCli(['ask', 'Q?', ...r, '--escalate-to', 'cto@example.com'], env),
+      runCli(['ask', 'Q?', ...r, '--escalate-after', '1h'], env),
+      runCli(['ask', 'Q?', ...r, '--notify-slack', 'https://hooks.slack.com/services/x'], env),
+    ]);
+    expect(results.map((result) => result.stderr.split('\n')[0])).toEqual([
+      'pausepoint: --quorum goes with --reviewer',
+      'pausepoint: --reviewer: not an email address: "ana at example.com" (try ana@example.com or "Ana Lima <ana@example.com>")',
+      'pausepoint: --reviewer: not an email address: "Ana <ana@example.com" (try ana@example.com or "Ana Lima <ana@example.com>")',
+      'pausepoint: --veto must be one of the options (approve, reject), got "maybe"',
+      'pausepoint: --quorum must be a whole number of at least 1',
+      'pausepoint: --remind-every: not a duration: "often" (try 90s, 30m, 2h, 1d or 1h30m)',
+      'pausepoint: --remind-max goes with --remind-every',
+      'pausepoint: --escalate-to goes with --escalate-after',
+      'pausepoint: --escalate-after needs --escalate-to',
+      'pausepoint: --notify and --notify-slack do not go with --reviewer: each reviewer is emailed their own link',
+    ]);
+    for (const result of results) {
+      expect(result.code).toBe(3);
+      expect(result.stdout).toBe('');
+    }
+  });
+
   it('is a usage error in --json too', async () => {
     const result = await runCli(['ask', 'Q?', '--frobnicate', '--json'], env);
     expect(result.code).toBe(3);

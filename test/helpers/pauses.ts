@@ -9,9 +9,10 @@ export async function createPause(baseUrl: string, key: string, body: Record<str
   return reply.body;
 }
 
-/** The path of a pause's response page and its token, from response_url. */
-export function tokenOf(pause: { response_url: string }): string {
-  return new URL(pause.response_url).pathname.replace(/^\/r\//, '');
+/** The token of a response link: a pause's response_url, or a reviewer's own. */
+export function tokenOf(holder: { response_url: string | null }): string {
+  if (holder.response_url === null) throw new Error('no response_url: the pause has reviewers, use one of theirs');
+  return new URL(holder.response_url).pathname.replace(/^\/r\//, '');
 }
 
 /** The rows of the events table for one pause, read from the service's database. */

@@ -90,6 +90,44 @@ describe('parseWebhookEvent', () => {
     }
   });
 
+  it('accepts pause.voted, and pause.responded with who decided and the votes', async () => {
+    const envelope = { pause_id: 'pause_1', developer_id: 'dev_1', timestamp: '2026-11-25T22:28:41.120Z' };
+    const reviewer = { id: 'rvw_1', email: 'ana@example.com', name: 'Ana' };
+    const at = '2026-11-25T22:28:41.120Z';
+    const voted = JSON.stringify({
+      event: 'pause.voted',
+      ...envelope,
+      data: { reviewer, choice: 'approve', text: null, voted_at: at, votes_so_far: 1, metadata: {} },
+    });
+    const event = await parseWebhookEvent(voted, nodeSign(voted), SECRET);
+    if (event.event !== 'pause.voted') throw new Error(`unexpected ${event.event}`);
+    expect(event.data.reviewer.email).toBe('ana@example.com');
+    expect(event.data.votes_so_far).toBe(1);
+
+    const vote = { reviewer_id: 'rvw_1', email: 'ana@example.com', choice: 'approve', text: null, voted_at: at };
+    const responded = JSON.stringify({
+      event: 'pause.responded',
+      ...envelope,
+      data: { choice: 'approve', text: null, response_at: at, metadata: {}, responded_by: reviewer, votes: [vote] },
+    });
+    const parsed = await parseWebhookEvent(responded, nodeSign(responded), SECRET);
+    if (parsed.event !== 'pause.responded') throw new Error(`unexpected ${parsed.event}`);
+    expect(parsed.data.responded_by).toEqual(reviewer);
+    expect(parsed.data.votes).toEqual([vote]);
+
+    for (const data of [
+      { reviewer: null, choice: 'approve', text: null, voted_at: at, votes_so_far: 1, metadata: {} },
+      { reviewer: { id: 'rvw_1' }, choice: 'approve', text: null, voted_at: at, votes_so_far: 1, metadata: {} },
+      { reviewer, choice: null, text: null, voted_at: at, votes_so_far: 1, metadata: {} },
+      { reviewer, choice: 'approve', text: null, voted_at: at, votes_so_far: '1', metadata: {} },
+    ]) {
+      const body = JSON.stringify({ event: 'pause.voted', ...envelope, data });
+      const error = await parseWebhookEvent(body, nodeSign(body), SECRET).catch((e) => e);
+      expect(error, body).toBeInstanceOf(WebhookVerificationError);
+      expect(error.code, body).toBe('invalid_payload');
+    }
+  });
+
   it('accepts the other two event types', async () => {
     const envelope = { pause_id: 'pause_1', developer_id: 'dev_1', timestamp: '2026-11-25T22:28:41.120Z' };
     const timedOut = JSON.stringify({

@@ -525,8 +525,7 @@ export interface paths {
                                 metadata: {
                                     [key: string]: unknown;
                                 };
-                                /** @description The response page for the human: PUBLIC_BASE_URL/r/{token} */
-                                response_url: string;
+                                response_url: string | null;
                                 response: {
                                     choice: string | null;
                                     text: string | null;
@@ -535,6 +534,22 @@ export interface paths {
                                      * @description ISO 8601 UTC
                                      */
                                     response_at: string;
+                                    responded_by: {
+                                        id: string;
+                                        email: string;
+                                        name: string | null;
+                                    } | null;
+                                    votes: {
+                                        reviewer_id: string;
+                                        email: string;
+                                        choice: string;
+                                        text: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC
+                                         */
+                                        voted_at: string;
+                                    }[];
                                 } | null;
                                 notifications: {
                                     id: string;
@@ -546,6 +561,36 @@ export interface paths {
                                     last_error: string | null;
                                     sent_at: string | null;
                                 }[];
+                                /** @description The named reviewers; empty for a pause without. */
+                                reviewers: {
+                                    id: string;
+                                    email: string;
+                                    name: string | null;
+                                    /** @description This reviewer's own link: PUBLIC_BASE_URL/r/{token}. */
+                                    response_url: string;
+                                    vote: {
+                                        choice: string;
+                                        text: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC
+                                         */
+                                        voted_at: string;
+                                    } | null;
+                                    added_by: "create" | "escalation";
+                                }[];
+                                quorum: number | null;
+                                veto: string[];
+                                remind_every: number | null;
+                                remind_max: number | null;
+                                escalate: {
+                                    after: number;
+                                    reviewers: {
+                                        email: string;
+                                        name: string | null;
+                                    }[];
+                                    escalated_at: string | null;
+                                } | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
@@ -637,6 +682,30 @@ export interface paths {
                             email?: string[];
                             slack_webhook_url?: string;
                         };
+                        /** @description The people who decide, each emailed their own link; emails unique (any case). */
+                        reviewers?: {
+                            /** Format: email */
+                            email: string;
+                            name?: string;
+                        }[];
+                        /** @description Votes one option needs to decide; 1 … number of reviewers, default 1. */
+                        quorum?: number;
+                        /** @description Options a single vote decides at once, e.g. ["reject"]. */
+                        veto?: string[];
+                        /** @description Seconds between reminders to reviewers who have not voted. */
+                        remind_every?: number;
+                        /** @description Most reminders per reviewer; default 3. */
+                        remind_max?: number;
+                        escalate?: {
+                            /** @description Seconds after creation. */
+                            after: number;
+                            /** @description Added, notified and counted towards the quorum if still pending after `after`. */
+                            reviewers: {
+                                /** Format: email */
+                                email: string;
+                                name?: string;
+                            }[];
+                        };
                     };
                 };
             };
@@ -666,8 +735,7 @@ export interface paths {
                             metadata: {
                                 [key: string]: unknown;
                             };
-                            /** @description The response page for the human: PUBLIC_BASE_URL/r/{token} */
-                            response_url: string;
+                            response_url: string | null;
                             response: {
                                 choice: string | null;
                                 text: string | null;
@@ -676,6 +744,22 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 response_at: string;
+                                responded_by: {
+                                    id: string;
+                                    email: string;
+                                    name: string | null;
+                                } | null;
+                                votes: {
+                                    reviewer_id: string;
+                                    email: string;
+                                    choice: string;
+                                    text: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    voted_at: string;
+                                }[];
                             } | null;
                             notifications: {
                                 id: string;
@@ -687,6 +771,36 @@ export interface paths {
                                 last_error: string | null;
                                 sent_at: string | null;
                             }[];
+                            /** @description The named reviewers; empty for a pause without. */
+                            reviewers: {
+                                id: string;
+                                email: string;
+                                name: string | null;
+                                /** @description This reviewer's own link: PUBLIC_BASE_URL/r/{token}. */
+                                response_url: string;
+                                vote: {
+                                    choice: string;
+                                    text: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    voted_at: string;
+                                } | null;
+                                added_by: "create" | "escalation";
+                            }[];
+                            quorum: number | null;
+                            veto: string[];
+                            remind_every: number | null;
+                            remind_max: number | null;
+                            escalate: {
+                                after: number;
+                                reviewers: {
+                                    email: string;
+                                    name: string | null;
+                                }[];
+                                escalated_at: string | null;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -725,8 +839,7 @@ export interface paths {
                             metadata: {
                                 [key: string]: unknown;
                             };
-                            /** @description The response page for the human: PUBLIC_BASE_URL/r/{token} */
-                            response_url: string;
+                            response_url: string | null;
                             response: {
                                 choice: string | null;
                                 text: string | null;
@@ -735,6 +848,22 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 response_at: string;
+                                responded_by: {
+                                    id: string;
+                                    email: string;
+                                    name: string | null;
+                                } | null;
+                                votes: {
+                                    reviewer_id: string;
+                                    email: string;
+                                    choice: string;
+                                    text: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    voted_at: string;
+                                }[];
                             } | null;
                             notifications: {
                                 id: string;
@@ -746,6 +875,36 @@ export interface paths {
                                 last_error: string | null;
                                 sent_at: string | null;
                             }[];
+                            /** @description The named reviewers; empty for a pause without. */
+                            reviewers: {
+                                id: string;
+                                email: string;
+                                name: string | null;
+                                /** @description This reviewer's own link: PUBLIC_BASE_URL/r/{token}. */
+                                response_url: string;
+                                vote: {
+                                    choice: string;
+                                    text: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    voted_at: string;
+                                } | null;
+                                added_by: "create" | "escalation";
+                            }[];
+                            quorum: number | null;
+                            veto: string[];
+                            remind_every: number | null;
+                            remind_max: number | null;
+                            escalate: {
+                                after: number;
+                                reviewers: {
+                                    email: string;
+                                    name: string | null;
+                                }[];
+                                escalated_at: string | null;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -903,8 +1062,7 @@ export interface paths {
                             metadata: {
                                 [key: string]: unknown;
                             };
-                            /** @description The response page for the human: PUBLIC_BASE_URL/r/{token} */
-                            response_url: string;
+                            response_url: string | null;
                             response: {
                                 choice: string | null;
                                 text: string | null;
@@ -913,6 +1071,22 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 response_at: string;
+                                responded_by: {
+                                    id: string;
+                                    email: string;
+                                    name: string | null;
+                                } | null;
+                                votes: {
+                                    reviewer_id: string;
+                                    email: string;
+                                    choice: string;
+                                    text: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    voted_at: string;
+                                }[];
                             } | null;
                             notifications: {
                                 id: string;
@@ -924,6 +1098,36 @@ export interface paths {
                                 last_error: string | null;
                                 sent_at: string | null;
                             }[];
+                            /** @description The named reviewers; empty for a pause without. */
+                            reviewers: {
+                                id: string;
+                                email: string;
+                                name: string | null;
+                                /** @description This reviewer's own link: PUBLIC_BASE_URL/r/{token}. */
+                                response_url: string;
+                                vote: {
+                                    choice: string;
+                                    text: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    voted_at: string;
+                                } | null;
+                                added_by: "create" | "escalation";
+                            }[];
+                            quorum: number | null;
+                            veto: string[];
+                            remind_every: number | null;
+                            remind_max: number | null;
+                            escalate: {
+                                after: number;
+                                reviewers: {
+                                    email: string;
+                                    name: string | null;
+                                }[];
+                                escalated_at: string | null;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -1032,8 +1236,7 @@ export interface paths {
                             metadata: {
                                 [key: string]: unknown;
                             };
-                            /** @description The response page for the human: PUBLIC_BASE_URL/r/{token} */
-                            response_url: string;
+                            response_url: string | null;
                             response: {
                                 choice: string | null;
                                 text: string | null;
@@ -1042,6 +1245,22 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 response_at: string;
+                                responded_by: {
+                                    id: string;
+                                    email: string;
+                                    name: string | null;
+                                } | null;
+                                votes: {
+                                    reviewer_id: string;
+                                    email: string;
+                                    choice: string;
+                                    text: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    voted_at: string;
+                                }[];
                             } | null;
                             notifications: {
                                 id: string;
@@ -1053,6 +1272,36 @@ export interface paths {
                                 last_error: string | null;
                                 sent_at: string | null;
                             }[];
+                            /** @description The named reviewers; empty for a pause without. */
+                            reviewers: {
+                                id: string;
+                                email: string;
+                                name: string | null;
+                                /** @description This reviewer's own link: PUBLIC_BASE_URL/r/{token}. */
+                                response_url: string;
+                                vote: {
+                                    choice: string;
+                                    text: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC
+                                     */
+                                    voted_at: string;
+                                } | null;
+                                added_by: "create" | "escalation";
+                            }[];
+                            quorum: number | null;
+                            veto: string[];
+                            remind_every: number | null;
+                            remind_max: number | null;
+                            escalate: {
+                                after: number;
+                                reviewers: {
+                                    email: string;
+                                    name: string | null;
+                                }[];
+                                escalated_at: string | null;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -1225,6 +1474,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/pause/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit record of a pause: who did what and when, from creation to outcome */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            object: "list";
+                            data: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                at: string;
+                                /** @enum {unknown} */
+                                type: "created" | "escalated" | "reminded" | "notified" | "notification_failed" | "voted" | "responded" | "timed_out" | "cancelled";
+                                actor: {
+                                    type: "developer" | "reviewer" | "system";
+                                    email?: string;
+                                };
+                                detail: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            /** @description Always false: the whole timeline is returned. */
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/respond/{token}": {
         parameters: {
             query?: never;
@@ -1270,6 +1614,21 @@ export interface paths {
                                  */
                                 response_at: string;
                             } | null;
+                            /** @description For a reviewer: votes one option needs, how many reviewers, how many have voted. */
+                            quorum?: {
+                                needed: number;
+                                reviewers: number;
+                                votes_so_far: number;
+                            };
+                            your_vote?: {
+                                choice: string;
+                                text: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                voted_at: string;
+                            } | null;
                         };
                     };
                 };
@@ -1294,7 +1653,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Submit the human's answer; emits pause.responded */
+        /** Submit the human's answer, or a reviewer's vote; emits pause.voted and pause.responded */
         post: {
             parameters: {
                 query?: never;
@@ -1320,15 +1679,20 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @enum {string} */
-                            status: "responded";
-                            choice: string;
+                            status: "pending" | "responded" | "timed_out" | "cancelled";
+                            /** @description The outcome's choice; null while undecided. */
+                            choice: string | null;
                             text: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC
-                             */
-                            response_at: string;
+                            response_at: string | null;
+                            your_vote?: {
+                                choice: string;
+                                text: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                voted_at: string;
+                            };
                         };
                     };
                 };
