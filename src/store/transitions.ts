@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Clock, isoTime } from '../domain/clock.js';
 import {
   type Decision,
   type EventType,
@@ -190,13 +191,17 @@ export const voteOf = (reviewer: ReviewersTable): Vote | null =>
  */
 export async function castVote(
   store: Store,
-  input: { pauseId: string; reviewerId: string; choice: string; text: string | null; now: string },
+  input: { pauseId: string; reviewerId: string; choice: string; text: string | null; clock: Clock },
 ): Promise<VoteResult> {
-  const { pauseId, reviewerId, now } = input;
+  const { pauseId, reviewerId } = input;
   return store.write(async (trx) => {
     let read = trx.selectFrom('pauses').selectAll().where('id', '=', pauseId);
     if (store.dialect === 'postgres') read = read.forUpdate();
     const pause = await read.executeTakeFirst();
+    // The time is read once the pause is locked, not before the wait: so the
+    // votes' times follow the order they are counted in, and no vote counts
+    // after the outcome or the expiry it queued behind.
+    const now = isoTime(input.clock.now());
     if (pause?.status === 'responded') return { kind: 'already_responded' };
     if (pause?.status !== 'pending' || pause.expires_at <= now || pause.quorum === null) return { kind: 'closed' };
     const voted = await trx
