@@ -115,15 +115,31 @@ const markCancelled = prepared((db, input: { pauseId: string; developerId: strin
     .returningAll(),
 );
 
-/** The developer's cancel; loses to any earlier outcome and to expires_at. */
+/**
+ * The developer's cancel; loses to any earlier outcome and to expires_at. As
+ * for a vote, the time is read once the pause is locked (on PostgreSQL), so
+ * a vote counted while the cancel waited is not later than the cancel.
+ */
 export async function cancelPause(
   store: Store,
-  input: { pauseId: string; developerId: string; mode: Mode; now: string },
+  input: { pauseId: string; developerId: string; mode: Mode; clock: Clock },
 ): Promise<Transition | null> {
+  const { pauseId, developerId, mode } = input;
   return store.write(async (trx) => {
-    const [pause] = await markCancelled(store, input, trx);
+    if (store.dialect === 'postgres') {
+      await trx
+        .selectFrom('pauses')
+        .select('id')
+        .where('id', '=', pauseId)
+        .where('developer_id', '=', developerId)
+        .where('mode', '=', mode)
+        .forUpdate()
+        .execute();
+    }
+    const now = isoTime(input.clock.now());
+    const [pause] = await markCancelled(store, { pauseId, developerId, mode, now }, trx);
     if (!pause) return null;
-    return { pause, queued: await recordEvents(store, 'pause.cancelled', [pause], input.now, trx) };
+    return { pause, queued: await recordEvents(store, 'pause.cancelled', [pause], now, trx) };
   });
 }
 
