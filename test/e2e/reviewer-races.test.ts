@@ -167,7 +167,7 @@ describe('reviewers voting at once', () => {
       Array.from({ length: 6 }, (_, i) =>
         createPause(service.url, alice.test, {
           reviewers: reviewerList(10),
-          quorum: i % 2 === 0 ? 10 : 4, // 10: never decided, the expiry ends it; 4: the votes may win
+          quorum: i % 2 === 0 ? 10 : 4, // 10: the expiry ends it unless all ten agree in time; 4: the votes may win
           expires_in: 1,
           timeout_default: 'reject',
         }),

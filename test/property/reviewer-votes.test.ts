@@ -134,5 +134,5 @@ describe('reviewers voting in random interleavings', () => {
       fc.asyncProperty(scenario, (s) => run(s)),
       { numRuns: 60 },
     );
-  }, 120_000);
+  }, 180_000);
 });
