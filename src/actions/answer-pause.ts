@@ -124,7 +124,13 @@ export async function submitAnswer(
   const now = isoTime(clock.now());
   const input = { pauseId: pause.id, choice: answer.choice, text, now };
   if (reviewer) {
-    const vote = await castVote(store, { ...input, reviewerId: reviewer.id });
+    const vote = await castVote(store, {
+      pauseId: pause.id,
+      reviewerId: reviewer.id,
+      choice: answer.choice,
+      text,
+      clock,
+    });
     if (vote.kind !== 'counted') throw refusedVote[vote.kind]();
     if (vote.decided) signals.changed([pause.id], { queued: vote.queued });
     else if (vote.queued) signals.queued();

@@ -13,7 +13,7 @@ export async function cancelOwnedPause(
   pauseId: string,
 ): Promise<PresentedPause> {
   const { store, clock, signals } = services;
-  const cancel = await cancelPause(store, { pauseId, ...owner, now: isoTime(clock.now()) });
+  const cancel = await cancelPause(store, { pauseId, ...owner, clock });
   if (cancel) {
     const cancelled = cancel.pause;
     signals.changed([cancelled.id], { queued: cancel.queued });

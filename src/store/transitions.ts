@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Clock, isoTime } from '../domain/clock.js';
 import {
   type Decision,
   type EventType,
@@ -115,15 +116,31 @@ const markCancelled = prepared((db, input: { pauseId: string; developerId: strin
     .returningAll(),
 );
 
-/** The developer's cancel; loses to any earlier outcome and to expires_at. */
+/**
+ * The developer's cancel; loses to any earlier outcome and to expires_at. As
+ * for a vote, the time is read once the pause is locked (on PostgreSQL), so
+ * a vote counted while the cancel waited is not later than the cancel.
+ */
 export async function cancelPause(
   store: Store,
-  input: { pauseId: string; developerId: string; mode: Mode; now: string },
+  input: { pauseId: string; developerId: string; mode: Mode; clock: Clock },
 ): Promise<Transition | null> {
+  const { pauseId, developerId, mode } = input;
   return store.write(async (trx) => {
-    const [pause] = await markCancelled(store, input, trx);
+    if (store.dialect === 'postgres') {
+      await trx
+        .selectFrom('pauses')
+        .select('id')
+        .where('id', '=', pauseId)
+        .where('developer_id', '=', developerId)
+        .where('mode', '=', mode)
+        .forUpdate()
+        .execute();
+    }
+    const now = isoTime(input.clock.now());
+    const [pause] = await markCancelled(store, { pauseId, developerId, mode, now }, trx);
     if (!pause) return null;
-    return { pause, queued: await recordEvents(store, 'pause.cancelled', [pause], input.now, trx) };
+    return { pause, queued: await recordEvents(store, 'pause.cancelled', [pause], now, trx) };
   });
 }
 
@@ -180,13 +197,17 @@ export type VoteResult =
  */
 export async function castVote(
   store: Store,
-  input: { pauseId: string; reviewerId: string; choice: string; text: string | null; now: string },
+  input: { pauseId: string; reviewerId: string; choice: string; text: string | null; clock: Clock },
 ): Promise<VoteResult> {
-  const { pauseId, reviewerId, now } = input;
+  const { pauseId, reviewerId } = input;
   return store.write(async (trx) => {
     let read = trx.selectFrom('pauses').selectAll().where('id', '=', pauseId);
     if (store.dialect === 'postgres') read = read.forUpdate();
     const pause = await read.executeTakeFirst();
+    // The time is read once the pause is locked, not before the wait: so the
+    // votes' times follow the order they are counted in, and no vote counts
+    // after the outcome or the expiry it queued behind.
+    const now = isoTime(input.clock.now());
     if (pause?.status === 'responded') return { kind: 'already_responded' };
     if (pause?.status !== 'pending' || pause.expires_at <= now || pause.quorum === null) return { kind: 'closed' };
     const voted = await trx
