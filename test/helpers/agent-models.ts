@@ -132,7 +132,12 @@ export class PauseInbox {
 }
 
 /** Answers a pause as its person would, through the response endpoint. */
-export async function answerPause(baseUrl: string, pause: { response_url: string }, choice: string, text?: string) {
+export async function answerPause(
+  baseUrl: string,
+  pause: { response_url: string | null },
+  choice: string,
+  text?: string,
+) {
   const reply = await call(baseUrl, 'POST', `/v1/respond/${tokenOf(pause)}`, {
     body: text === undefined ? { choice } : { choice, text },
   });
