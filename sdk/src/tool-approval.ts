@@ -27,8 +27,6 @@ export type ToolApprovalPauseFields = Omit<
   'title' | 'body' | 'options' | 'allow_text' | 'timeout_default' | 'metadata'
 > & {
   metadata?: Record<string, unknown> | undefined;
-  reviewers?: ToolApprovalReviewer[] | undefined;
-  quorum?: number | undefined;
 };
 
 /** One tool call an agent wants to make. */
@@ -182,7 +180,6 @@ function pauseParams<INPUT>(
     );
   }
   const { metadata, ...fields } = options.pause ?? {};
-  // Spread so that the fields newer than this SDK's generated types (reviewers, quorum) pass through.
   return {
     ...fields,
     title,
@@ -191,7 +188,7 @@ function pauseParams<INPUT>(
     allow_text: allowText,
     timeout_default: reject,
     metadata: { ...metadata, tool: call.toolName, tool_call_id: call.toolCallId },
-  } as CreatePauseParams;
+  };
 }
 
 /** Arguments as the person reads them: indented JSON (a string that is JSON is shown parsed). */
