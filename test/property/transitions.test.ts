@@ -307,7 +307,13 @@ async function checkInvariants(c: Created, expired: boolean): Promise<void> {
   }
   if (row.status === 'timed_out') {
     const expected = spec.timeoutDefault === null ? null : spec.options[spec.timeoutDefault];
-    expect(view.body.response, context).toEqual({ choice: expected, text: null, response_at: pause.expires_at });
+    expect(view.body.response, context).toEqual({
+      choice: expected,
+      text: null,
+      response_at: pause.expires_at,
+      responded_by: null,
+      votes: [],
+    });
   }
 
   // Every loser is told why, consistently with the final state.
