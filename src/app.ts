@@ -18,6 +18,7 @@ import { billingHistoryRoute } from './routes/billing/history.js';
 import { billingWebhookRoute } from './routes/billing/webhook.js';
 import { eventRoutes } from './routes/events/events.js';
 import { healthRoute } from './routes/health.js';
+import { mcpRoutes } from './routes/mcp/mcp.js';
 import { installMetrics } from './routes/metrics.js';
 import { cancelPauseRoute } from './routes/pauses/cancel.js';
 import { createPauseRoute } from './routes/pauses/create.js';
@@ -116,5 +117,10 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
     },
     { prefix: '/v1' },
   );
+  // MCP for AI agents, with the same keys as /v1 (a scope of its own, outside the prefix).
+  await app.register(async (mcp) => {
+    installAuthentication(mcp);
+    await mcp.register(mcpRoutes);
+  });
   return app;
 }

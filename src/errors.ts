@@ -11,6 +11,7 @@ export const errorStatus = {
   unauthorized: 401,
   quota_exceeded: 402,
   not_found: 404,
+  method_not_allowed: 405,
   email_taken: 409,
   idempotency_conflict: 409,
   pause_not_pending: 409,

@@ -43,6 +43,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly mcpToolCalls = new Gauge({
+    name: 'pausepoint_mcp_tool_calls_in_flight',
+    help: 'MCP tool calls running on /mcp, by tool; ask_human and wait_for_human wait up to 55 s for a human.',
+    labelNames: ['tool'] as const,
+    registers: [this.registry],
+  });
+
   constructor(store: Store, clock: Clock) {
     new Gauge({
       name: 'pausepoint_pauses',

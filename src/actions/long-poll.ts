@@ -19,6 +19,8 @@ export interface LongPoll<T> {
   wake: (value: T, ms: number) => Promise<void>;
   /** True once the service is closing: waiters answer with what they have. */
   isClosed: () => boolean;
+  /** Ends the wait early with the last answer read, e.g. when the client has gone. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The first answer that is done, or the last one read when the wait is over. */
@@ -27,7 +29,19 @@ export async function longPoll<T>(poll: LongPoll<T>): Promise<T> {
   for (;;) {
     const value = await poll.read();
     const remaining = deadline - Date.now();
-    if (poll.isDone(value) || remaining <= 0 || poll.isClosed()) return value;
-    await poll.wake(value, Math.min(remaining, RECHECK_MS));
+    if (poll.isDone(value) || remaining <= 0 || poll.isClosed() || poll.signal?.aborted) return value;
+    await untilAborted(poll.wake(value, Math.min(remaining, RECHECK_MS)), poll.signal);
+    if (poll.signal?.aborted) return value;
   }
+}
+
+/** Resolves with `wake`, or as soon as `signal` aborts. */
+function untilAborted(wake: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return wake;
+  let onAbort: () => void = () => {};
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([wake, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }

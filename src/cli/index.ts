@@ -21,6 +21,7 @@ Client (set PAUSEPOINT_API_KEY and PAUSEPOINT_BASE_URL, or pass --api-key, --bas
                              look at and cancel pauses; a pause's audit timeline
   webhooks list|add|rm       manage webhooks (and: webhooks deliveries ID)
   listen --forward-to URL    forward this key's events, signed, to a local URL
+  mcp                        an MCP server on stdio, for AI agents to ask a human
 
 Run pausepoint COMMAND --help for a command's flags.
 
@@ -33,6 +34,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   webhooks: webhooksCommand,
   webhook: webhooksCommand,
   listen: listenCommand,
+  // Loaded when used: the MCP SDK is not needed by the other commands.
+  mcp: async (args) => (await import('./mcp.js')).mcpCommand(args),
 };
 
 /** Runs a client command; resolves to the process's exit status. */

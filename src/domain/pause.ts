@@ -49,5 +49,11 @@ export const MAX_EXPIRY_SECONDS = 30 * 24 * 60 * 60;
 export const DEFAULT_EXPIRY_SECONDS = 24 * 60 * 60;
 export const MAX_METADATA_BYTES = 16 * 1024;
 export const DEFAULT_OPTIONS = ['approve', 'reject'];
+/** The longest title (the question) and body (its details), in characters. */
+export const MAX_TITLE_LENGTH = 200;
+export const MAX_BODY_LENGTH = 10_000;
+/** The most options a pause may offer, and the longest option. */
+export const MAX_OPTIONS = 10;
+export const MAX_OPTION_LENGTH = 100;
 /** The most characters a human's free-text answer may have. */
 export const MAX_TEXT_LENGTH = 10_000;

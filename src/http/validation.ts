@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
+import { type FieldProblem, invalidFields } from '../errors.js';
 
 // Request validation. Bodies are strict: no type coercion and no silently
 // dropped fields, so `"allow_text": "true"` or an unknown field is a 400.
@@ -13,15 +14,28 @@ function makeAjv(options: Options): Ajv {
   return ajv;
 }
 
+const BODY_OPTIONS: Options = { coerceTypes: false, removeAdditional: false };
+
 export function installValidation(app: FastifyInstance): void {
-  const bodyAjv = makeAjv({ coerceTypes: false, removeAdditional: false });
+  const bodyAjv = makeAjv(BODY_OPTIONS);
   const textAjv = makeAjv({ coerceTypes: true, removeAdditional: false });
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? bodyAjv.compile(schema) : textAjv.compile(schema),
   );
 }
 
-import type { FieldProblem } from '../errors.js';
+/**
+ * Checks a value against a route's body schema, exactly as the route checks
+ * its body: for a request that arrives another way (an MCP tool's call)
+ * but must meet the same rules. Throws the same 400 the route would.
+ */
+export function bodyChecker<T>(schema: object): (value: unknown) => T {
+  const validate = makeAjv(BODY_OPTIONS).compile(schema);
+  return (value) => {
+    if (validate(value)) return value as T;
+    throw invalidFields(describeValidation((validate.errors ?? []) as FastifySchemaValidationError[], 'body'));
+  };
+}
 
 type ValidationError = FastifySchemaValidationError & { schemaPath: string };
 type Params = Record<string, unknown>;

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 // Dependencies point one way: the entry points (main, service, app, cli) →
 // routes, web pages and workers → actions → store → domain, with the
 // infrastructure (config, logger, net, messages, signals) below the actions.
+// The MCP tools (mcp/) are written against an interface of their own, below
+// the routes (/mcp, over the actions) and the CLI (stdio, over the SDK).
 // A module may import from its own folder or from any layer below it; two
 // parts of the same layer may not import each other.
 // Run alone with: npx vitest run test/unit/layers.test.ts
@@ -28,6 +30,7 @@ const LAYERS: Record<string, number> = {
   'context.ts': 4,
   actions: 5,
   http: 6,
+  mcp: 6,
   routes: 7,
   web: 7,
   worker: 7,

@@ -23,7 +23,7 @@ afterEach(async () => {
 /** A pause whose status the test sets, counting the reads of it. */
 function pauseState(id: string) {
   const state = { status: 'pending', reads: 0 };
-  const poll = (waitSeconds: number) =>
+  const poll = (waitSeconds: number, signal?: AbortSignal) =>
     longPoll({
       waitSeconds,
       read: async () => {
@@ -33,6 +33,7 @@ function pauseState(id: string) {
       isDone: (pause) => pause.status !== 'pending',
       wake: (pause, ms) => signals.wait(pause.id, ms),
       isClosed: () => signals.isClosed,
+      signal,
     });
   return { state, poll };
 }
@@ -109,6 +110,20 @@ it('answers at once, with a fresh read, when the service closes', async () => {
   expect(value.status).toBe('pending');
   expect(state.reads).toBe(2);
   expect(ms).toBeLessThan(100 + RECHECK_MS * 0.7);
+});
+
+it('answers at once, with what it last read, when its signal aborts (the client went away)', async () => {
+  const { state, poll } = pauseState('pause_abandoned');
+  const gone = new AbortController();
+  const waiting = timed(() => poll(30, gone.signal));
+  await sleep(100);
+  gone.abort();
+  const { value, ms } = await waiting;
+  expect(value.status).toBe('pending');
+  expect(state.reads).toBe(1);
+  expect(ms).toBeLessThan(100 + RECHECK_MS * 0.7);
+  // Aborted before it starts: one read, no wait.
+  expect((await timed(() => poll(30, gone.signal))).ms).toBeLessThan(RECHECK_MS * 0.7);
 });
 
 it('ends with the error of a read', async () => {

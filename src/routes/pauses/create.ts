@@ -1,7 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { createPause, IdempotentReplay } from '../../actions/create-pause.js';
-import { MAX_EXPIRY_SECONDS } from '../../domain/pause.js';
+import {
+  MAX_BODY_LENGTH,
+  MAX_EXPIRY_SECONDS,
+  MAX_OPTION_LENGTH,
+  MAX_OPTIONS,
+  MAX_TITLE_LENGTH,
+} from '../../domain/pause.js';
 import { MAX_REMIND_MAX, MAX_REVIEWERS, MIN_REMIND_EVERY_SECONDS } from '../../domain/votes.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
@@ -19,12 +25,12 @@ const Reviewers = (description: string) => Type.Array(Reviewer, { minItems: 1, m
 
 export const CreatePause = Type.Object(
   {
-    title: Type.String({ minLength: 1, maxLength: 200 }),
-    body: Type.Optional(Type.String({ maxLength: 10_000, description: 'Plain text details.' })),
+    title: Type.String({ minLength: 1, maxLength: MAX_TITLE_LENGTH }),
+    body: Type.Optional(Type.String({ maxLength: MAX_BODY_LENGTH, description: 'Plain text details.' })),
     options: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+      Type.Array(Type.String({ minLength: 1, maxLength: MAX_OPTION_LENGTH }), {
         minItems: 1,
-        maxItems: 10,
+        maxItems: MAX_OPTIONS,
         uniqueItems: true,
         description: 'The choices offered; default ["approve","reject"].',
       }),
@@ -56,8 +62,8 @@ export const CreatePause = Type.Object(
       }),
     ),
     veto: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
-        maxItems: 10,
+      Type.Array(Type.String({ minLength: 1, maxLength: MAX_OPTION_LENGTH }), {
+        maxItems: MAX_OPTIONS,
         uniqueItems: true,
         description: 'Options a single vote decides at once, e.g. ["reject"].',
       }),

@@ -1,13 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { longPoll, MAX_WAIT_SECONDS } from '../../actions/long-poll.js';
-import { type PresentedPause, presentStoredPauses } from '../../actions/present-pause.js';
-import { isoTime } from '../../domain/clock.js';
-import { currentOutcome } from '../../domain/pause.js';
-import { notFound } from '../../errors.js';
+import { MAX_WAIT_SECONDS } from '../../actions/long-poll.js';
+import { listOwnedPauses, readOwnedPause } from '../../actions/read-pauses.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
-import { getOwnedPause, listPauses, type Owner } from '../../store/pauses.js';
+import type { Owner } from '../../store/pauses.js';
 import { PauseIdParams, PauseObject, PauseStatusSchema } from './schemas.js';
 
 const PauseList = Type.Object({
@@ -18,7 +15,6 @@ const PauseList = Type.Object({
 
 export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const services = app.services;
-  const { store, clock, signals } = services;
 
   app.get(
     '/pause/:id',
@@ -37,20 +33,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const holder = keyHolderOf(request);
       const owner: Owner = { developerId: holder.developerId, mode: holder.mode };
-      const row = await longPoll({
-        waitSeconds: request.query.wait ?? 0,
-        read: async () => {
-          const pause = await getOwnedPause(store, owner, request.params.id);
-          if (!pause) throw notFound('Pause');
-          return pause;
-        },
-        isDone: (row) => currentOutcome(row).status !== 'pending',
-        // Every transition signals, the expirer's timeouts included.
-        wake: (row, ms) => signals.wait(row.id, ms),
-        isClosed: () => signals.isClosed,
-      });
-      const [presented] = await presentStoredPauses(services, [row]);
-      return presented as PresentedPause;
+      return readOwnedPause(services, owner, request.params.id, { waitSeconds: request.query.wait ?? 0 });
     },
   );
 
@@ -75,21 +58,12 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const holder = keyHolderOf(request);
-      const { rows, hasMore } = await listPauses(
-        store,
+      const { data, hasMore } = await listOwnedPauses(
+        services,
         { developerId: holder.developerId, mode: holder.mode },
-        {
-          status: request.query.status,
-          limit: request.query.limit ?? 20,
-          startingAfter: request.query.starting_after,
-          now: isoTime(clock.now()),
-        },
+        { status: request.query.status, limit: request.query.limit ?? 20, startingAfter: request.query.starting_after },
       );
-      return {
-        object: 'list' as const,
-        data: await presentStoredPauses(services, rows),
-        has_more: hasMore,
-      };
+      return { object: 'list' as const, data, has_more: hasMore };
     },
   );
 };

@@ -1,0 +1,65 @@
+import type { ServiceContext } from '../context.js';
+import { isoTime } from '../domain/clock.js';
+import { currentOutcome, type PauseStatus } from '../domain/pause.js';
+import { notFound } from '../errors.js';
+import { getOwnedPause, listPauses, type Owner } from '../store/pauses.js';
+import { longPoll } from './long-poll.js';
+import { type PresentedPause, presentStoredPauses } from './present-pause.js';
+
+// Reading a developer's pauses, for the API (GET /v1/pause…) and the MCP
+// tools alike: one pause, with an optional wait for its outcome, or a page of
+// them, newest first.
+
+type ReadServices = Pick<ServiceContext, 'store' | 'clock' | 'signals' | 'keys' | 'publicBaseUrl'>;
+
+/**
+ * The owner's pause (404 if it is not theirs, or of the other mode). With
+ * `waitSeconds`, waits up to that long for it to leave pending; the wait ends
+ * early, with the pause as it stands, when the service closes or `signal` aborts.
+ */
+export async function readOwnedPause(
+  services: ReadServices,
+  owner: Owner,
+  pauseId: string,
+  options: { waitSeconds?: number; signal?: AbortSignal | undefined } = {},
+): Promise<PresentedPause> {
+  const { store, signals } = services;
+  const row = await longPoll({
+    waitSeconds: options.waitSeconds ?? 0,
+    read: async () => {
+      const pause = await getOwnedPause(store, owner, pauseId);
+      if (!pause) throw notFound('Pause');
+      return pause;
+    },
+    isDone: (row) => currentOutcome(row).status !== 'pending',
+    // Every transition signals, the expirer's timeouts included.
+    wake: (row, ms) => signals.wait(row.id, ms),
+    isClosed: () => signals.isClosed,
+    signal: options.signal,
+  });
+  const [presented] = await presentStoredPauses(services, [row]);
+  return presented as PresentedPause;
+}
+
+export interface PauseListRequest {
+  status?: PauseStatus | undefined;
+  /** Page size, 1–100 (checked by the caller). */
+  limit: number;
+  /** A pause id: the page after it. */
+  startingAfter?: string | undefined;
+}
+
+/** A page of the owner's pauses, newest first, as the API shows them. */
+export async function listOwnedPauses(
+  services: ReadServices,
+  owner: Owner,
+  request: PauseListRequest,
+): Promise<{ data: PresentedPause[]; hasMore: boolean }> {
+  const { rows, hasMore } = await listPauses(services.store, owner, {
+    status: request.status,
+    limit: request.limit,
+    startingAfter: request.startingAfter,
+    now: isoTime(services.clock.now()),
+  });
+  return { data: await presentStoredPauses(services, rows), hasMore };
+}
