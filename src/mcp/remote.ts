@@ -1,4 +1,4 @@
-import { type CreatePauseParams, type Pausepoint, PausepointError } from '@pausepoint/sdk';
+import { type Pausepoint, PausepointError } from '@pausepoint/sdk';
 import type { NewQuestion, Question, Questions } from './questions.js';
 import { QuestionError } from './questions.js';
 
@@ -10,8 +10,7 @@ export class RemoteQuestions implements Questions {
 
   create(question: NewQuestion, signal: AbortSignal): Promise<Question> {
     // The SDK generates an Idempotency-Key, so a retried create makes one pause.
-    // (Its CreatePauseParams gains `reviewers` and `quorum` when its types are regenerated.)
-    return reported(() => this.client.pauses.create(question as CreatePauseParams, { signal }));
+    return reported(() => this.client.pauses.create(question, { signal }));
   }
 
   wait(pauseId: string, waitSeconds: number, signal: AbortSignal): Promise<Question> {
