@@ -121,8 +121,6 @@ export async function submitAnswer(
     throw invalidField('text', `must be at most ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters`);
 
   const { store, clock, signals } = services;
-  const now = isoTime(clock.now());
-  const input = { pauseId: pause.id, choice: answer.choice, text, now };
   if (reviewer) {
     const vote = await castVote(store, {
       pauseId: pause.id,
@@ -143,7 +141,8 @@ export async function submitAnswer(
       your_vote: { choice: vote.vote.choice, text: vote.vote.text, voted_at: vote.vote.voted_at },
     };
   }
-  const responded = await respondToPause(store, input);
+  const now = isoTime(clock.now());
+  const responded = await respondToPause(store, { pauseId: pause.id, choice: answer.choice, text, now });
   if (responded) {
     signals.changed([pause.id], { queued: responded.queued });
     return { status: 'responded', choice: answer.choice, text, response_at: now };

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
-import { dueFollowUps, type FollowUp, takeEscalation, takeReminder } from '../store/follow-ups.js';
+import { type DueFollowUp, dueFollowUps, type FollowUp, takeEscalation, takeReminder } from '../store/follow-ups.js';
 import { insertNotifications } from '../store/notifications.js';
 import { announceQueued } from '../store/outbox.js';
 import { insertReviewers } from '../store/reviewers.js';
@@ -25,7 +25,7 @@ export async function followUpReviewers(services: FollowUpServices, limit: numbe
     const pauses = await dueFollowUps(store, kind, { now, limit });
     due += pauses.length;
     for (const { id, dueAt } of pauses) {
-      const input = { pauseId: id, dueAt, now };
+      const input = { pauseId: id, dueAt, clock };
       queued = (await (kind === 'remind' ? remind(services, input) : escalate(services, input))) || queued;
     }
   }
@@ -33,10 +33,8 @@ export async function followUpReviewers(services: FollowUpServices, limit: numbe
   return due;
 }
 
-type DueInput = { pauseId: string; dueAt: string; now: string };
-
 /** One due reminder; true when emails were queued. */
-function remind(services: FollowUpServices, input: DueInput): Promise<boolean> {
+function remind(services: FollowUpServices, input: DueFollowUp): Promise<boolean> {
   const { store } = services;
   return store.write(async (trx) => {
     const taken = await takeReminder(store, input, trx);
@@ -44,7 +42,7 @@ function remind(services: FollowUpServices, input: DueInput): Promise<boolean> {
     const emails = planReviewerEmails(services, taken.pause, taken.waitingFor, {
       kind: 'reminder',
       reviewerCount: taken.reviewerCount,
-      now: input.now,
+      now: taken.now,
     });
     await insertNotifications(store, emails, trx);
     return queue(services, taken.pause.mode, trx);
@@ -52,25 +50,23 @@ function remind(services: FollowUpServices, input: DueInput): Promise<boolean> {
 }
 
 /** One due escalation: its reviewers are added, each emailed their own link. */
-function escalate(services: FollowUpServices, input: DueInput): Promise<boolean> {
+function escalate(services: FollowUpServices, input: DueFollowUp): Promise<boolean> {
   const { store } = services;
   return store.write(async (trx) => {
     const taken = await takeEscalation(store, input, trx);
     if (!taken) return false;
-    const { pause, reviewerEmails } = taken;
+    const { pause, now, reviewerEmails } = taken;
     const escalation = JSON.parse(pause.escalate ?? '{"reviewers":[]}') as StoredEscalation;
     const already = new Set(reviewerEmails);
     const added = escalation.reviewers
       .filter((reviewer) => !already.has(reviewer.email))
-      .map((reviewer, index) =>
-        newReviewer(pause.id, reviewer, reviewerEmails.length + index, 'escalation', input.now),
-      );
+      .map((reviewer, index) => newReviewer(pause.id, reviewer, reviewerEmails.length + index, 'escalation', now));
     if (added.length === 0) return false;
     await insertReviewers(store, added, trx);
     const emails = planReviewerEmails(services, pause, added, {
       kind: 'escalation',
       reviewerCount: reviewerEmails.length + added.length,
-      now: input.now,
+      now,
     });
     await insertNotifications(store, emails, trx);
     return queue(services, pause.mode, trx);

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { isoTime } from '../domain/clock.js';
+import { type Clock, isoTime } from '../domain/clock.js';
 import { PENDING } from './literals.js';
 import type { Database, PausesTable, ReviewersTable } from './schema.js';
 import type { Store } from './store.js';
@@ -56,14 +56,17 @@ async function take(
   trx: Kysely<Database>,
   dialect: Store['dialect'],
   kind: FollowUp,
-  input: { pauseId: string; dueAt: string; now: string },
-): Promise<PausesTable | null> {
+  input: DueFollowUp,
+): Promise<{ pause: PausesTable; now: string } | null> {
   const column = COLUMN[kind];
   let read = trx.selectFrom('pauses').selectAll().where('id', '=', input.pauseId);
   if (dialect === 'postgres') read = read.forUpdate();
   const pause = await read.executeTakeFirst();
+  // Read once the pause is locked: what is sent then is timed after any vote
+  // or cancel it queued behind (as castVote does).
+  const now = isoTime(input.clock.now());
   if (!pause || pause[column] !== input.dueAt) return null;
-  if (pause.status !== 'pending' || pause.expires_at <= input.now) {
+  if (pause.status !== 'pending' || pause.expires_at <= now) {
     await trx
       .updateTable('pauses')
       .set({ [column]: null })
@@ -71,7 +74,14 @@ async function take(
       .execute();
     return null;
   }
-  return pause;
+  return { pause, now };
+}
+
+/** A follow-up seen due: the pause, when it fell due, and the clock to time what it sends. */
+export interface DueFollowUp {
+  pauseId: string;
+  dueAt: string;
+  clock: Clock;
 }
 
 /**
@@ -87,15 +97,16 @@ async function take(
  */
 export async function takeReminder(
   store: Store,
-  input: { pauseId: string; dueAt: string; now: string },
+  input: DueFollowUp,
   trx: Kysely<Database>,
-): Promise<{ pause: PausesTable; waitingFor: ReviewersTable[]; reviewerCount: number } | null> {
-  const pause = await take(trx, store.dialect, 'remind', input);
-  if (!pause) return null;
+): Promise<{ pause: PausesTable; now: string; waitingFor: ReviewersTable[]; reviewerCount: number } | null> {
+  const taken = await take(trx, store.dialect, 'remind', input);
+  if (!taken) return null;
+  const { pause } = taken;
   const sent = (pause.reminders_sent ?? 0) + 1;
   const every = (pause.remind_every ?? 0) * 1000;
   const onSchedule = Date.parse(input.dueAt) + every;
-  const now = Date.parse(input.now);
+  const now = Date.parse(taken.now);
   const next = isoTime(new Date(onSchedule > now ? onSchedule : now + every));
   const remindAt = sent < (pause.remind_max ?? 0) && next < pause.expires_at ? next : null;
   await trx
@@ -107,10 +118,11 @@ export async function takeReminder(
     .selectFrom('reviewers')
     .selectAll()
     .where('pause_id', '=', pause.id)
-    .orderBy('id')
+    .orderBy('position')
     .execute();
   return {
     pause,
+    now: taken.now,
     waitingFor: reviewers.filter((reviewer) => reviewer.voted_at === null && reviewer.added_at <= input.dueAt),
     reviewerCount: reviewers.length,
   };
@@ -119,18 +131,19 @@ export async function takeReminder(
 /** Takes a due escalation: marks the pause escalated. Returns it and the emails of its current reviewers. */
 export async function takeEscalation(
   store: Store,
-  input: { pauseId: string; dueAt: string; now: string },
+  input: DueFollowUp,
   trx: Kysely<Database>,
-): Promise<{ pause: PausesTable; reviewerEmails: string[] } | null> {
-  const pause = await take(trx, store.dialect, 'escalate', input);
-  if (!pause) return null;
+): Promise<{ pause: PausesTable; now: string; reviewerEmails: string[] } | null> {
+  const taken = await take(trx, store.dialect, 'escalate', input);
+  if (!taken) return null;
+  const { pause, now } = taken;
   const escalated = await trx
     .updateTable('pauses')
-    .set({ escalate_at: null, escalated_at: input.now })
+    .set({ escalate_at: null, escalated_at: now })
     .where('id', '=', pause.id)
     .where('status', '=', PENDING)
     .returningAll()
     .executeTakeFirstOrThrow();
   const reviewers = await trx.selectFrom('reviewers').select('email').where('pause_id', '=', pause.id).execute();
-  return { pause: escalated, reviewerEmails: reviewers.map((reviewer) => reviewer.email) };
+  return { pause: escalated, now, reviewerEmails: reviewers.map((reviewer) => reviewer.email) };
 }
