@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { artifactsDir, launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
+import { artifactsDir, closeCleanPages, launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { createPause, eventually, tokenOf } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -34,17 +34,7 @@ afterAll(async () => {
 afterEach(async () => {
   const pages = opened;
   opened = [];
-  const origin = new URL(service.url).origin;
-  for (const watched of pages) {
-    for (const request of watched.requests) {
-      expect(new URL(request.split(' ')[1] ?? '').origin, request).toBe(origin);
-    }
-    const unexpected = watched.errors.filter(
-      (e) => !/^console: Failed to load resource: the server responded with a status of (404|409)/.test(e),
-    );
-    expect(unexpected).toEqual([]);
-    await watched.close();
-  }
+  await closeCleanPages(pages, new URL(service.url).origin, [404, 409]);
 });
 
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };

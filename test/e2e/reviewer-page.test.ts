@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { artifactsDir, launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
+import { artifactsDir, closeCleanPages, launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { createPause, eventsOf, tokenOf } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -33,17 +33,7 @@ afterAll(async () => {
 afterEach(async () => {
   const pages = opened;
   opened = [];
-  const origin = new URL(service.url).origin;
-  for (const watched of pages) {
-    for (const request of watched.requests) {
-      expect(new URL(request.split(' ')[1] ?? '').origin, request).toBe(origin);
-    }
-    const unexpected = watched.errors.filter(
-      (e) => !/^console: Failed to load resource: the server responded with a status of 409/.test(e),
-    );
-    expect(unexpected).toEqual([]);
-    await watched.close();
-  }
+  await closeCleanPages(pages, new URL(service.url).origin, [409]);
 });
 
 const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 800 } };

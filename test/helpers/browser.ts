@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 // A real Chromium for end-to-end tests of the human pages. Only the system
 // browser is used: nothing is ever downloaded.
@@ -51,4 +52,23 @@ export async function openWatchedPage(browser: Browser, options: BrowserContextO
   });
   page.on('pageerror', (error) => void errors.push(`pageerror: ${error.message}`));
   return { page, requests, errors, close: () => context.close() };
+}
+
+/**
+ * Closes the pages, and fails if any of them contacted an origin other than
+ * the service's, or showed a script error or CSP violation. The only console
+ * errors allowed are Chromium's notes on a document sent with one of the
+ * `deliberate` statuses (e.g. a 404 page).
+ */
+export async function closeCleanPages(pages: WatchedPage[], origin: string, deliberate: number[]): Promise<void> {
+  const note = new RegExp(
+    `^console: Failed to load resource: the server responded with a status of (${deliberate.join('|')})`,
+  );
+  for (const watched of pages) {
+    for (const request of watched.requests) {
+      expect(new URL(request.split(' ')[1] ?? '').origin, request).toBe(origin);
+    }
+    expect(watched.errors.filter((e) => !note.test(e))).toEqual([]);
+    await watched.close();
+  }
 }
