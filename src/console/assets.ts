@@ -24,7 +24,7 @@ nav.main { display: flex; gap: 1rem; flex: 1; }
 nav.main a { color: var(--muted); text-decoration: none; font-weight: 600; padding: .25rem 0; }
 nav.main a[aria-current="page"] { color: var(--fg); border-bottom: 2px solid var(--accent); }
 .who { display: flex; align-items: center; gap: .75rem; color: var(--muted); font-size: .9rem; }
-.who form { margin: 0; }
+.who form { margin: 0; } .who span { overflow-wrap: anywhere; min-width: 0; }
 main { max-width: 64rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
 main.narrow { max-width: 26rem; }
 h1 { margin: 0 0 1rem; font-size: 1.5rem; line-height: 1.25; overflow-wrap: anywhere; }
@@ -45,7 +45,7 @@ button.primary, .button.primary { background: var(--accent); color: var(--accent
 button.danger, .button.danger { border-color: var(--bad); color: var(--bad); }
 button.danger.primary { background: var(--bad); color: var(--card); }
 button.link { border: 0; min-height: 0; padding: 0; color: var(--accent); text-decoration: underline; font-weight: 400; }
-button.small { min-height: 2rem; padding: .2rem .6rem; font-size: .85rem; }
+button.small { min-height: 2rem; padding: .2rem .6rem; font-size: .85rem; white-space: nowrap; }
 button:hover, .button:hover { filter: brightness(1.08); }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .wide { width: 100%; }
@@ -61,6 +61,7 @@ button:hover, .button:hover { filter: brightness(1.08); }
 .count { font-weight: 600; }
 .count strong { font-size: 1.25rem; color: var(--accent); }
 table { width: 100%; border-collapse: collapse; }
+caption { text-align: left; padding: 0 .5rem .5rem; font-size: .85rem; }
 th, td { text-align: left; padding: .6rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .8rem; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; font-weight: 600; }
 td.title a { font-weight: 600; text-decoration: none; overflow-wrap: anywhere; }
