@@ -142,9 +142,7 @@ it('signs up, signs in, finds and cancels a pause, and signs out', async () => {
   await page.goto(`${service.url}/console/pauses`);
   await page.getByRole('link', { name: 'Deploy v2.4.1 to production?' }).click();
   await page.getByRole('heading', { name: 'Timeline' }).waitFor();
-  await expect
-    .poll(() => page.locator('ol.timeline .what').allTextContents())
-    .toEqual(['Created']);
+  await expect.poll(() => page.locator('ol.timeline .what').allTextContents()).toEqual(['Created']);
   await look(page, 'pause');
 
   await page.getByRole('link', { name: 'Cancel this pause…' }).click();
