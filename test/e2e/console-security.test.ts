@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/domain/clock.js';
 import { ConsoleClient, csrfIn } from '../helpers/console.js';
 import { freshDatabase } from '../helpers/database.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
@@ -244,6 +245,82 @@ describe('sessions', () => {
       await first?.destroy();
       await second?.destroy();
       await database.drop();
+    }
+  });
+});
+
+describe('idle expiry', () => {
+  it('ends a session 12 h after its last use, and moves that on at most once a minute', async () => {
+    let now = Date.parse('2026-03-02T09:00:00.000Z');
+    const clock: Clock = { now: () => new Date(now) };
+    const timed = await startTestService({ clock });
+    try {
+      const erin = await registerAccount(timed.url);
+      const client = new ConsoleClient(timed.url);
+      await client.signIn(erin.email, erin.password);
+      const lastUsed = async () =>
+        (
+          await timed.store.db
+            .selectFrom('console_sessions')
+            .select(['last_used_at', 'expires_at', 'token_hash'])
+            .where('developer_id', '=', erin.id)
+            .executeTakeFirstOrThrow()
+        ).last_used_at;
+      expect(await lastUsed()).toBe('2026-03-02T09:00:00.000Z');
+      // Only the hash is stored.
+      const stored = await timed.store.db
+        .selectFrom('console_sessions')
+        .select('token_hash')
+        .where('developer_id', '=', erin.id)
+        .executeTakeFirstOrThrow();
+      expect(client.cookie).not.toContain(stored.token_hash);
+
+      now += 30_000;
+      expect((await client.get('/console/pauses')).status).toBe(200);
+      expect(await lastUsed()).toBe('2026-03-02T09:00:00.000Z');
+      now += 31_000;
+      expect((await client.get('/console/pauses')).status).toBe(200);
+      expect(await lastUsed()).toBe('2026-03-02T09:01:01.000Z');
+
+      // Used again just before each 12 h runs out: it goes on.
+      now += 12 * 3600_000 - 1000;
+      expect((await client.get('/console/pauses')).status).toBe(200);
+      now += 12 * 3600_000 - 1000;
+      expect((await client.get('/console/pauses')).status).toBe(200);
+      // Then left alone for 12 h: it has ended.
+      now += 12 * 3600_000;
+      expect((await client.get('/console/pauses')).location).toBe('/console/sign-in');
+    } finally {
+      await timed.destroy();
+    }
+  });
+});
+
+describe('sign-in guesses', () => {
+  it('share the per-account back-off with the API login', async () => {
+    const limited = await startTestService({ env: { AUTH_RATE_LIMIT: '3/60', TRUST_PROXY: 'true' } });
+    try {
+      const frank = await registerAccount(limited.url);
+      for (let i = 0; i < 3; i++) {
+        const guess = await call(limited.url, 'POST', '/v1/auth/login', {
+          body: { email: frank.email, password: `wrong guess ${i}` },
+          // Each from its own address, so only the per-account back-off counts them.
+          headers: { 'x-forwarded-for': `203.0.113.${i + 1}` },
+        });
+        expect(guess.status).toBe(401);
+      }
+      const client = new ConsoleClient(limited.url);
+      const refused = await client.post(
+        '/console/sign-in',
+        { email: frank.email, password: frank.password },
+        { 'x-forwarded-for': '203.0.113.9' },
+      );
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(refused.text).toContain('Too many login attempts for this account');
+      expect(client.cookie).toBeUndefined();
+    } finally {
+      await limited.destroy();
     }
   });
 });
