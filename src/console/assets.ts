@@ -58,7 +58,7 @@ button:hover, .button:hover { filter: brightness(1.08); }
 .switch { display: inline-flex; border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
 .switch a { padding: .5rem .9rem; text-decoration: none; color: var(--muted); font-weight: 600; }
 .switch a[aria-current="page"] { background: var(--accent); color: var(--accent-fg); }
-.count { font-weight: 600; }
+.count { font-weight: 600; margin: 0; align-self: center; }
 .count strong { font-size: 1.25rem; color: var(--accent); }
 table { width: 100%; border-collapse: collapse; }
 caption { text-align: left; padding: 0 .5rem .5rem; font-size: .85rem; }
@@ -75,6 +75,7 @@ td.title a:hover { text-decoration: underline; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; }
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .body { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0 0 1rem; }
+.label { margin: 0 0 .25rem; color: var(--muted); font-size: .85rem; font-weight: 600; overflow-wrap: anywhere; }
 .copy { display: flex; gap: .5rem; align-items: center; margin: 0 0 .5rem; }
 .copy code { flex: 1; overflow-wrap: anywhere; background: var(--soft); padding: .35rem .5rem; border-radius: 6px;
   font-size: .85rem; }

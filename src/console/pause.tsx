@@ -227,19 +227,19 @@ export function PauseView({ signedIn, pause, timeline, apiUrl, notice, error }: 
             <h2 id="links">Links</h2>
             {pause.response_url && (
               <>
-                <p class="eyebrow">Response page</p>
+                <p class="label">Response page</p>
                 <Copyable value={pause.response_url} label="the response page link" />
               </>
             )}
             {pause.reviewers.map((reviewer) => (
               <>
-                <p class="eyebrow">{`${reviewer.email}’s link`}</p>
+                <p class="label">{`${reviewer.email}’s link`}</p>
                 <Copyable value={reviewer.response_url} label={`${reviewer.email}’s link`} />
               </>
             ))}
-            <p class="eyebrow">Pause id</p>
+            <p class="label">Pause id</p>
             <Copyable value={pause.id} label="the pause id" />
-            <p class="eyebrow">API</p>
+            <p class="label">API</p>
             <Copyable value={apiUrl} label="the API address" />
           </section>
           <section class="card" aria-labelledby="notifications">
