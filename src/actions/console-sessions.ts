@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { sha256Hex } from '../domain/crypto.js';
+import { type Developer, getDeveloper } from '../store/accounts.js';
 import {
   type ConsoleSession,
   createConsoleSession,
@@ -36,20 +37,24 @@ export async function startConsoleSession(
   });
 }
 
-/** The live session of this cookie token, its idle expiry moved on if it was last moved over a minute ago. */
+/**
+ * The live session of this cookie token and its developer; the session's idle
+ * expiry is moved on if that was last done over a minute ago.
+ */
 export async function resumeConsoleSession(
   services: SessionServices,
   token: string,
-): Promise<ConsoleSession | undefined> {
+): Promise<{ session: ConsoleSession; developer: Developer } | undefined> {
   const now = services.clock.now();
-  const session = await findConsoleSession(services.store, sha256Hex(token), isoTime(now));
+  let session = await findConsoleSession(services.store, sha256Hex(token), isoTime(now));
   if (!session) return undefined;
   if (now.getTime() - Date.parse(session.last_used_at) >= CONSOLE_SESSION_EXTEND_EVERY_MS) {
     const expiresAt = isoTime(new Date(now.getTime() + CONSOLE_SESSION_IDLE_MS));
     await extendConsoleSession(services.store, { id: session.id, now: isoTime(now), expiresAt });
-    return { ...session, last_used_at: isoTime(now), expires_at: expiresAt };
+    session = { ...session, last_used_at: isoTime(now), expires_at: expiresAt };
   }
-  return session;
+  const developer = await getDeveloper(services.store, session.developer_id);
+  return developer && { session, developer };
 }
 
 /** Ends the session everywhere: every instance reads the same table. */

@@ -2,7 +2,6 @@ import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resumeConsoleSession } from '../actions/console-sessions.js';
 import { ApiError } from '../errors.js';
-import { getDeveloper } from '../store/accounts.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { cancelPausePage } from './cancel-pause.js';
 import { field } from './forms.js';
@@ -50,29 +49,24 @@ export async function consoleApp(app: FastifyInstance): Promise<void> {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 
-  const forbidden = (request: FastifyRequest, reply: FastifyReply) =>
-    html(reply)
+  const forbidden = (request: FastifyRequest, reply: FastifyReply) => {
+    const signedIn = signedInOf(request);
+    const message = signedIn
+      ? 'This form was not sent from this console page, or it is out of date: go back, reload the page and try again.'
+      : 'You are not signed in (your session may have ended): sign in, then try again.';
+    return html(reply)
       .code(403)
-      .send(
-        documentOf(
-          <ErrorPage
-            title="Not allowed"
-            message="This form was not sent from this console page, or it is out of date: go back, reload the page and try again."
-            signedIn={signedInOf(request)}
-          />,
-        ),
-      );
+      .send(documentOf(<ErrorPage title="Not allowed" message={message} signedIn={signedIn} />));
+  };
 
   app.addHook('preHandler', async (request, reply) => {
     if (request.url.startsWith('/console/assets/')) return;
     const { services } = app;
     const token = tokenFromCookie(request, cookieName(services));
     if (token) {
-      const session = await resumeConsoleSession(services, token);
-      const developer = session && (await getDeveloper(services.store, session.developer_id));
-      if (session && developer) {
-        rememberSignedIn(request, { session, developer, csrf: csrfToken(services.keys.consoleCsrf, session.id) });
-      }
+      const resumed = await resumeConsoleSession(services, token);
+      if (resumed)
+        rememberSignedIn(request, { ...resumed, csrf: csrfToken(services.keys.consoleCsrf, resumed.session.id) });
     }
     const isPost = request.method === 'POST';
     if (isPost && isCrossSite(request, services)) return forbidden(request, reply);
