@@ -40,6 +40,10 @@ const CSP =
 const html = (reply: FastifyReply) => reply.type('text/html; charset=utf-8');
 
 export async function consoleApp(app: FastifyInstance): Promise<void> {
+  // Pages for people, not the API: none of them is in the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
   await app.register(formbody, { bodyLimit: 16 * 1024 });
 
   app.addHook('onSend', async (_request, reply) => {
