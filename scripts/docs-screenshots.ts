@@ -1,6 +1,6 @@
 // Renders the pictures in docs/: the notification email, the response page
-// and a named reviewer's page, as a recipient sees them, from a real service
-// in test mode.
+// and a named reviewer's page, as a recipient sees them, and the developer's
+// console (the test-mode pauses and one pause), from a real service in test mode.
 // Run: npx tsx scripts/docs-screenshots.ts
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,9 +83,21 @@ try {
   await desktop.screenshot({ path: 'docs/reviewer-page-desktop.png', fullPage: true });
   await phone.goto(reviewed.reviewers[1].response_url);
   await phone.screenshot({ path: 'docs/reviewer-page-phone.png', fullPage: true });
+
+  // The console, signed in as the developer: the test pauses, and the reviewed pause.
+  await post('/v1/pause', { title: 'Rotate the database credentials?', expires_in: 3600 }, account.keys.test);
+  await desktop.goto(`${base}/console/sign-in`);
+  await desktop.fill('#email', 'docs@example.com');
+  await desktop.fill('#password', 'documentation');
+  await desktop.click('button[type="submit"]');
+  await desktop.waitForURL(/\/console\/pauses/);
+  await desktop.goto(`${base}/console/pauses?mode=test`);
+  await desktop.screenshot({ path: 'docs/console-pauses.png', fullPage: true });
+  await desktop.goto(`${base}/console/pauses/${reviewed.id}?mode=test`);
+  await desktop.screenshot({ path: 'docs/console-pause.png', fullPage: true });
   console.log(
     'wrote docs/email.png, docs/response-page.png, docs/response-page-answered.png, ' +
-      'docs/reviewer-page-phone.png, docs/reviewer-page-desktop.png',
+      'docs/reviewer-page-phone.png, docs/reviewer-page-desktop.png, docs/console-pauses.png, docs/console-pause.png',
   );
 } finally {
   await browser.close();

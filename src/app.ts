@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { consoleApp } from './console/index.js';
 import type { ServiceContext } from './context.js';
 import { randomBytesPooled } from './domain/crypto.js';
 import { installAuthentication } from './http/auth.js';
@@ -96,6 +97,7 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
   installMetrics(app);
   await app.register(healthRoute);
   await app.register(responsePage);
+  await app.register(consoleApp, { prefix: '/console' });
   await app.register(
     async (v1) => {
       installAuthentication(v1);

@@ -63,6 +63,8 @@ export const requestSerializer = (request: FastifyRequest) => ({
 export const redactPaths = [
   'req.headers.authorization',
   'headers.authorization',
+  'req.headers.cookie',
+  'headers.cookie',
   '*.password',
   '*.secret',
   '*.key',

@@ -23,12 +23,15 @@ export interface ServiceKeys {
   respondToken: Buffer;
   /** Encrypts secrets at rest (webhook secrets). */
   atRest: Buffer;
+  /** Signs the console's CSRF tokens (an HMAC of the session id). */
+  consoleCsrf: Buffer;
 }
 
 export function deriveServiceKeys(masterSecret: string): ServiceKeys {
   return {
     respondToken: deriveKey(masterSecret, 'respond-token'),
     atRest: deriveKey(masterSecret, 'at-rest-encryption'),
+    consoleCsrf: deriveKey(masterSecret, 'console-csrf'),
   };
 }
 

@@ -2,7 +2,7 @@ import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { currentOutcome, type PauseStatus } from '../domain/pause.js';
 import { notFound } from '../errors.js';
-import { getOwnedPause, listPauses, type Owner } from '../store/pauses.js';
+import { countPendingPauses, getOwnedPause, listPauses, type Owner } from '../store/pauses.js';
 import { longPoll } from './long-poll.js';
 import { type PresentedPause, presentStoredPauses } from './present-pause.js';
 
@@ -63,3 +63,7 @@ export async function listOwnedPauses(
   });
   return { data: await presentStoredPauses(services, rows), hasMore };
 }
+
+/** How many of the owner's pauses wait for an answer (as the list's pending filter counts them). */
+export const countOwnedPending = (services: Pick<ServiceContext, 'store'>, owner: Owner): Promise<number> =>
+  countPendingPauses(services.store, owner);

@@ -22,6 +22,8 @@ function issue(kind: string): IssuedSecret {
 
 export const issueApiKey = (mode: Mode): IssuedSecret => issue(mode);
 export const issueSessionToken = (): IssuedSecret => issue('sess');
+/** The console's cookie token: not a Bearer credential (parseCredential refuses it). */
+export const issueConsoleToken = (): IssuedSecret => issue('console');
 
 export type Credential = { kind: 'api_key'; mode: Mode; hash: string } | { kind: 'session'; hash: string };
 

@@ -59,6 +59,18 @@ export async function listPauses(
   return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
 }
 
+/** How many of the owner's pauses are stored as pending (pauses_owner_status answers it). */
+export async function countPendingPauses(store: Store, owner: Owner): Promise<number> {
+  const row = await store.db
+    .selectFrom('pauses')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('developer_id', '=', owner.developerId)
+    .where('mode', '=', owner.mode)
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 /** The reviewer columns of a pause that has none. */
 export const WITHOUT_REVIEWERS = {
   quorum: null,

@@ -26,6 +26,15 @@ export interface ApiKeysTable {
   created_at: string;
 }
 
+export interface ConsoleSessionsTable {
+  id: string;
+  developer_id: string;
+  token_hash: string;
+  created_at: string;
+  last_used_at: string;
+  expires_at: string;
+}
+
 export interface SessionsTable {
   id: string;
   developer_id: string;
@@ -198,6 +207,7 @@ export interface Database {
   developers: DevelopersTable;
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
+  console_sessions: ConsoleSessionsTable;
   usage_counters: UsageCountersTable;
   pauses: PausesTable;
   reviewers: ReviewersTable;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // Dependencies point one way: the entry points (main, service, app, cli) →
-// routes, web pages and workers → actions → store → domain, with the
+// routes, web pages, the console and workers → actions → store → domain, with the
 // infrastructure (config, logger, net, messages, signals) below the actions.
 // The MCP tools (mcp/) are written against an interface of their own, below
 // the routes (/mcp, over the actions) and the CLI (stdio, over the SDK).
@@ -33,6 +33,7 @@ const LAYERS: Record<string, number> = {
   mcp: 6,
   routes: 7,
   web: 7,
+  console: 7,
   worker: 7,
   'app.ts': 8,
   'service.ts': 9,
@@ -44,7 +45,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
+    return /\.tsx?$/.test(entry.name) ? [path] : [];
   });
 }
 

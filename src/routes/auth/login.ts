@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { authenticateDeveloper, Credentials } from '../../actions/accounts.js';
 import { isoTime } from '../../domain/clock.js';
-import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../domain/passwords.js';
-import { ApiError } from '../../errors.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
-import { createSession, findDeveloperByEmail, listKeys } from '../../store/accounts.js';
-import { Credentials, DeveloperSchema, KeySummarySchema, normaliseEmail } from './schemas.js';
+import { createSession, listKeys } from '../../store/accounts.js';
+import { DeveloperSchema, KeySummarySchema } from './schemas.js';
 
 export const SESSION_TTL_MS = 60 * 60 * 1000;
 
@@ -35,24 +34,18 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const email = normaliseEmail(request.body.email);
-      // Per account, from any address: a back-off, not a wall (README "Accounts and keys").
-      const account = `login:email:${email}`;
-      await app.rateLimits.login.turn(account);
       const { store, clock } = app.services;
-      const found = await findDeveloperByEmail(store, email);
-      // Check a password either way, so an unknown email costs the same time.
-      const valid = await verifyPassword(request.body.password, found?.password_hash ?? DUMMY_PASSWORD_HASH);
-      if (!found || !valid) throw new ApiError('unauthorized', 'The email or password is wrong.');
+      const developer = await authenticateDeveloper(app.services, request.body, (key) =>
+        app.rateLimits.login.turn(key),
+      );
 
       const now = clock.now();
       const session = await createSession(store, {
-        developerId: found.id,
+        developerId: developer.id,
         now: isoTime(now),
         expiresAt: isoTime(new Date(now.getTime() + SESSION_TTL_MS)),
       });
-      const developer = { id: found.id, email: found.email, plan: found.plan, created_at: found.created_at };
-      return { developer, keys: await listKeys(store, found.id), session };
+      return { developer, keys: await listKeys(store, developer.id), session };
     },
   );
 };

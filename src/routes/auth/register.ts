@@ -1,12 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { isoTime } from '../../domain/clock.js';
-import { hashPassword } from '../../domain/passwords.js';
-import { ApiError } from '../../errors.js';
+import { Credentials, registerDeveloper } from '../../actions/accounts.js';
 import { errorResponses } from '../../http/schemas.js';
-import { createDeveloper, findDeveloperByEmail } from '../../store/accounts.js';
-import { isUniqueViolation } from '../../store/errors.js';
-import { Credentials, DeveloperSchema, normaliseEmail } from './schemas.js';
+import { DeveloperSchema } from './schemas.js';
 
 const Registered = Type.Object({
   developer: DeveloperSchema,
@@ -18,8 +14,6 @@ const Registered = Type.Object({
     { description: 'Store both now: only their SHA-256 is kept.' },
   ),
 });
-
-const emailTaken = () => new ApiError('email_taken', 'An account with this email already exists.');
 
 export const registerRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -38,24 +32,10 @@ export const registerRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const email = normaliseEmail(request.body.email);
-      app.rateLimits.auth.hit(`register:email:${email}`);
-      const { store, clock } = app.services;
-      // A friendly early answer; the unique index settles a race.
-      if (await findDeveloperByEmail(store, email)) throw emailTaken();
-      const passwordHash = await hashPassword(request.body.password);
-      try {
-        const { developer, keys } = await createDeveloper(store, {
-          email,
-          passwordHash,
-          plan: 'free',
-          now: isoTime(clock.now()),
-        });
-        return reply.code(201).send({ developer, keys: { live: keys.live.plaintext, test: keys.test.plaintext } });
-      } catch (error) {
-        if (isUniqueViolation(error)) throw emailTaken();
-        throw error;
-      }
+      const { developer, keys } = await registerDeveloper(app.services, request.body, (key) =>
+        app.rateLimits.auth.hit(key),
+      );
+      return reply.code(201).send({ developer, keys: { live: keys.live.plaintext, test: keys.test.plaintext } });
     },
   );
 };

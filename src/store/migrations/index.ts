@@ -7,6 +7,7 @@ import * as notifications from './0005_notifications.js';
 import * as billingTimes from './0006_billing_times.js';
 import * as fairClaims from './0007_fair_claims.js';
 import * as reviewers from './0008_reviewers.js';
+import * as consoleSessions from './0009_console_sessions.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_billing_times': billingTimes,
   '0007_fair_claims': fairClaims,
   '0008_reviewers': reviewers,
+  '0009_console_sessions': consoleSessions,
 };

@@ -1,0 +1,71 @@
+import Type from 'typebox';
+import type { ServiceContext } from '../context.js';
+import { isoTime } from '../domain/clock.js';
+import type { IssuedSecret, Mode } from '../domain/keys.js';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../domain/passwords.js';
+import { ApiError } from '../errors.js';
+import { createDeveloper, type Developer, findDeveloperByEmail } from '../store/accounts.js';
+import { isUniqueViolation } from '../store/errors.js';
+
+// Signing up and signing in, for the API (POST /v1/auth/register and /login)
+// and the console alike: one set of rules for both. The callers check their
+// input against `Credentials` and apply the rate limits the callbacks name.
+
+/** An email and a password, as both the API and the console's forms take them. */
+export const Credentials = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    password: Type.String({ minLength: 10, maxLength: 128 }),
+  },
+  { additionalProperties: false },
+);
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+type AccountServices = Pick<ServiceContext, 'store' | 'clock'>;
+
+const emailTaken = () => new ApiError('email_taken', 'An account with this email already exists.');
+
+/**
+ * Creates an account on the free plan with a live and a test key (their
+ * plaintext is returned only this once). `limit` is called with the
+ * account's rate-limit key (`register:email:…`) before anything else.
+ */
+export async function registerDeveloper(
+  services: AccountServices,
+  input: { email: string; password: string },
+  limit: (key: string) => void,
+): Promise<{ developer: Developer; keys: Record<Mode, IssuedSecret> }> {
+  const email = normaliseEmail(input.email);
+  limit(`register:email:${email}`);
+  const { store, clock } = services;
+  // A friendly early answer; the unique index settles a race.
+  if (await findDeveloperByEmail(store, email)) throw emailTaken();
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await createDeveloper(store, { email, passwordHash, plan: 'free', now: isoTime(clock.now()) });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw emailTaken();
+    throw error;
+  }
+}
+
+/**
+ * The developer with this email and password, or 401. `waitTurn` is called
+ * with the account's back-off key (`login:email:…`, shared by the API and the
+ * console) and must resolve before the password is looked at.
+ */
+export async function authenticateDeveloper(
+  services: AccountServices,
+  input: { email: string; password: string },
+  waitTurn: (key: string) => Promise<void>,
+): Promise<Developer> {
+  const email = normaliseEmail(input.email);
+  // Per account, from any address: a back-off, not a wall (README "Accounts and keys").
+  await waitTurn(`login:email:${email}`);
+  const found = await findDeveloperByEmail(services.store, email);
+  // Check a password either way, so an unknown email costs the same time.
+  const valid = await verifyPassword(input.password, found?.password_hash ?? DUMMY_PASSWORD_HASH);
+  if (!found || !valid) throw new ApiError('unauthorized', 'The email or password is wrong.');
+  return { id: found.id, email: found.email, plan: found.plan, created_at: found.created_at };
+}

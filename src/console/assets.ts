@@ -1,0 +1,148 @@
+// The console's own stylesheet and script, served from this origin (the CSP
+// allows nothing else). The same family as the response page (web/assets.ts):
+// its colours, type and cards. Every page works without the script, which
+// only adds copy buttons and shows times relative to now in the reader's zone.
+
+export const CONSOLE_CSS = `
+:root { color-scheme: light dark; --fg: #1b1d21; --muted: #5d6470; --bg: #f6f7f9; --card: #fff; --line: #d9dde3;
+  --accent: #1f5fd1; --accent-fg: #fff; --ok: #17663a; --warn: #8a4b00; --bad: #a1251b; --soft: #eef2f8; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e8eaed; --muted: #a3aab5; --bg: #14161a; --card: #1d2026;
+  --line: #343943; --accent: #6d9eff; --accent-fg: #0b1020; --ok: #62c98b; --warn: #f0b35a; --bad: #ff8a80;
+  --soft: #232833; } }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
+  background: var(--bg); }
+a { color: var(--accent); }
+.skip { position: absolute; left: -999px; top: .5rem; background: var(--card); padding: .5rem 1rem; z-index: 2; }
+.skip:focus { left: .5rem; }
+header.top { background: var(--card); border-bottom: 1px solid var(--line); }
+header.top .bar { max-width: 64rem; margin: 0 auto; padding: .6rem 1rem; display: flex; flex-wrap: wrap;
+  align-items: center; gap: .5rem 1.25rem; }
+.brand { font-weight: 700; font-size: 1.1rem; color: var(--fg); text-decoration: none; letter-spacing: -.01em; }
+.brand span { color: var(--accent); }
+nav.main { display: flex; gap: 1rem; flex: 1; }
+nav.main a { color: var(--muted); text-decoration: none; font-weight: 600; padding: .25rem 0; }
+nav.main a[aria-current="page"] { color: var(--fg); border-bottom: 2px solid var(--accent); }
+.who { display: flex; align-items: center; gap: .75rem; color: var(--muted); font-size: .9rem; }
+.who form { margin: 0; } .who span { overflow-wrap: anywhere; min-width: 0; }
+main { max-width: 64rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
+main.narrow { max-width: 26rem; }
+h1 { margin: 0 0 1rem; font-size: 1.5rem; line-height: 1.25; overflow-wrap: anywhere; }
+h2 { margin: 0 0 .75rem; font-size: 1.1rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 1.25rem;
+  margin: 0 0 1.25rem; }
+.muted { color: var(--muted); }
+.eyebrow { margin: 0 0 .35rem; color: var(--muted); font-size: .8rem; letter-spacing: .04em; text-transform: uppercase; }
+label { display: block; font-weight: 600; margin: 0 0 .3rem; }
+input, select { font: inherit; color: inherit; background: var(--card); border: 1px solid var(--line);
+  border-radius: 8px; padding: .55rem .65rem; min-height: 2.75rem; }
+.field { margin: 0 0 1rem; } .field input { width: 100%; }
+.hint { margin: .25rem 0 0; color: var(--muted); font-size: .85rem; }
+button, .button { display: inline-block; min-height: 2.75rem; padding: .55rem 1rem; font: inherit; font-weight: 600;
+  cursor: pointer; border-radius: 8px; border: 1px solid var(--accent); background: transparent; color: var(--accent);
+  text-align: center; text-decoration: none; }
+button.primary, .button.primary { background: var(--accent); color: var(--accent-fg); }
+button.danger, .button.danger { border-color: var(--bad); color: var(--bad); }
+button.danger.primary { background: var(--bad); color: var(--card); }
+button.link { border: 0; min-height: 0; padding: 0; color: var(--accent); text-decoration: underline; font-weight: 400; }
+button.small { min-height: 2rem; padding: .2rem .6rem; font-size: .85rem; white-space: nowrap; }
+button:hover, .button:hover { filter: brightness(1.08); }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.wide { width: 100%; }
+.notice { margin: 0 0 1rem; padding: .75rem 1rem; border-radius: 8px; border: 1px solid var(--line);
+  background: var(--card); }
+.notice.ok { border-color: var(--ok); color: var(--ok); }
+.notice.error { border-color: var(--bad); color: var(--bad); }
+.toolbar { display: flex; flex-wrap: wrap; align-items: end; gap: .75rem 1.25rem; margin: 0 0 1rem; }
+.toolbar form { display: flex; align-items: end; gap: .5rem; margin: 0; }
+.switch { display: inline-flex; border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
+.switch a { padding: .5rem .9rem; text-decoration: none; color: var(--muted); font-weight: 600; }
+.switch a[aria-current="page"] { background: var(--accent); color: var(--accent-fg); }
+.count { font-weight: 600; margin: 0; align-self: center; }
+.count strong { font-size: 1.25rem; color: var(--accent); }
+table { width: 100%; border-collapse: collapse; }
+caption { text-align: left; padding: 0 .5rem .5rem; font-size: .85rem; }
+th, td { text-align: left; padding: .6rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: .8rem; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; font-weight: 600; }
+td.title a { font-weight: 600; text-decoration: none; overflow-wrap: anywhere; }
+td.title a:hover { text-decoration: underline; }
+.status { display: inline-block; font-size: .8rem; font-weight: 600; padding: .1rem .5rem; border-radius: 999px;
+  border: 1px solid currentColor; white-space: nowrap; }
+.status.pending { color: var(--accent); } .status.responded { color: var(--ok); }
+.status.timed_out { color: var(--warn); } .status.cancelled { color: var(--bad); }
+.pager { display: flex; gap: 1rem; justify-content: space-between; margin-top: 1rem; }
+.empty { text-align: center; padding: 2rem 1rem; color: var(--muted); }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; }
+dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+.body { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0 0 1rem; }
+.label { margin: 0 0 .25rem; color: var(--muted); font-size: .85rem; font-weight: 600; overflow-wrap: anywhere; }
+.copy { display: flex; gap: .5rem; align-items: center; margin: 0 0 .5rem; }
+.copy code { flex: 1; overflow-wrap: anywhere; background: var(--soft); padding: .35rem .5rem; border-radius: 6px;
+  font-size: .85rem; }
+ol.timeline { list-style: none; margin: 0; padding: 0; border-left: 2px solid var(--line); }
+ol.timeline li { position: relative; padding: 0 0 .9rem 1rem; }
+ol.timeline li::before { content: ""; position: absolute; left: -7px; top: .45rem; width: 12px; height: 12px;
+  border-radius: 50%; background: var(--card); border: 2px solid var(--accent); }
+ol.timeline .what { font-weight: 600; } ol.timeline .detail { color: var(--muted); font-size: .9rem; overflow-wrap: anywhere; }
+.grid { display: grid; gap: 0 1.25rem; }
+@media (min-width: 52rem) { .grid { grid-template-columns: 3fr 2fr; } }
+.keys code { font-size: .85rem; }
+time { white-space: nowrap; }
+footer { max-width: 64rem; margin: 0 auto; padding: 0 1rem 2rem; color: var(--muted); font-size: .8rem; }
+@media (max-width: 40rem) {
+  table.pauses thead { position: absolute; left: -999px; }
+  table.pauses tr { display: grid; grid-template-columns: 1fr auto; padding: .5rem 0; border-bottom: 1px solid var(--line); }
+  table.pauses td { border: 0; padding: .15rem 0; }
+  table.pauses td.title { grid-column: 1 / -1; }
+}
+`;
+
+export const CONSOLE_JS = `
+(function () {
+  // Times come in UTC from the server: show them relative to now, with the
+  // date in the reader's own zone as a tooltip.
+  var local;
+  try {
+    local = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric',
+      hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+  } catch (e) {}
+  var relative;
+  try { relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' }); } catch (e) {}
+  var units = [['day', 86400], ['hour', 3600], ['minute', 60], ['second', 1]];
+  function ago(ms) {
+    var s = Math.round(ms / 1000);
+    for (var i = 0; i < units.length; i++) {
+      if (Math.abs(s) >= units[i][1] || units[i][1] === 1) return relative.format(Math.round(s / units[i][1]), units[i][0]);
+    }
+  }
+  function refresh() {
+    document.querySelectorAll('time[datetime][data-relative]').forEach(function (t) {
+      var at = new Date(t.getAttribute('datetime'));
+      if (isNaN(at.getTime())) return;
+      if (local) t.title = local.format(at);
+      if (relative) t.textContent = ago(at.getTime() - Date.now());
+    });
+  }
+  refresh();
+  setInterval(refresh, 30000);
+
+  // Copy buttons: added only where the clipboard can be written.
+  if (navigator.clipboard) {
+    document.querySelectorAll('[data-copy]').forEach(function (el) {
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'small';
+      button.textContent = 'Copy';
+      var label = el.getAttribute('data-copy-label');
+      if (label) button.setAttribute('aria-label', 'Copy ' + label);
+      button.addEventListener('click', function () {
+        navigator.clipboard.writeText(el.textContent).then(function () {
+          button.textContent = 'Copied';
+          setTimeout(function () { button.textContent = 'Copy'; }, 1500);
+        });
+      });
+      el.parentNode.insertBefore(button, el.nextSibling);
+    });
+  }
+})();
+`;

@@ -1,0 +1,100 @@
+import type { Child } from 'hono/jsx';
+import type { SignedIn } from './session.js';
+
+// The frame of every console page. Hono's JSX renders to a string and escapes
+// every value it is given: no page builds HTML by concatenation.
+
+export type Section = 'pauses';
+
+export interface LayoutProps {
+  title: string;
+  signedIn?: SignedIn | undefined;
+  section?: Section;
+  /** Forms with one column (sign-in, sign-up). */
+  narrow?: boolean;
+  children?: Child;
+}
+
+export function Layout({ title, signedIn, section, narrow, children }: LayoutProps) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex, nofollow" />
+        <title>{`${title} · pausepoint`}</title>
+        <link rel="stylesheet" href="/console/assets/console.css" />
+        <script src="/console/assets/console.js" defer></script>
+      </head>
+      <body>
+        <a class="skip" href="#content">
+          Skip to content
+        </a>
+        <header class="top">
+          <div class="bar">
+            <a class="brand" href="/console">
+              pause<span>point</span>
+            </a>
+            {signedIn ? (
+              <>
+                <nav class="main" aria-label="Console">
+                  <a href="/console/pauses" aria-current={section === 'pauses' ? 'page' : undefined}>
+                    Pauses
+                  </a>
+                </nav>
+                <div class="who">
+                  <span>{signedIn.developer.email}</span>
+                  <form method="post" action="/console/sign-out">
+                    <input type="hidden" name="csrf" value={signedIn.csrf} />
+                    <button type="submit" class="small">
+                      Sign out
+                    </button>
+                  </form>
+                </div>
+              </>
+            ) : (
+              <nav class="main" aria-label="Account">
+                <a href="/console/sign-in">Sign in</a>
+                <a href="/console/sign-up">Create an account</a>
+              </nav>
+            )}
+          </div>
+        </header>
+        <main id="content" class={narrow ? 'narrow' : undefined}>
+          {children}
+        </main>
+        <footer>pausepoint console</footer>
+      </body>
+    </html>
+  );
+}
+
+/** A page as the document the browser gets. */
+export const documentOf = (page: unknown): string => `<!doctype html>${String(page)}`;
+
+/** A UTC time, shown relative to now by the page's script when it runs. */
+export const Time = ({ at }: { at: string }) => (
+  <time datetime={at} data-relative="">
+    {`${at.slice(0, 10)} ${at.slice(11, 16)} UTC`}
+  </time>
+);
+
+export const Notice = ({ kind, children }: { kind: 'ok' | 'error'; children?: Child }) => (
+  <p class={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+    {children}
+  </p>
+);
+
+export function ErrorPage({ title, message, signedIn }: { title: string; message: string; signedIn?: SignedIn }) {
+  return (
+    <Layout title={title} signedIn={signedIn} narrow>
+      <div class="card">
+        <h1>{title}</h1>
+        <p>{message}</p>
+        <p>
+          <a href="/console">Back to the console</a>
+        </p>
+      </div>
+    </Layout>
+  );
+}

@@ -1,0 +1,290 @@
+import type { FastifyInstance } from 'fastify';
+import type { PresentedPause } from '../actions/present-pause.js';
+import { readOwnedPause } from '../actions/read-pauses.js';
+import { pauseTimeline, type TimelineEntry } from '../actions/timeline.js';
+import type { ServiceContext } from '../context.js';
+import type { Mode } from '../domain/keys.js';
+import { ApiError } from '../errors.js';
+import { documentOf, ErrorPage, Layout, Notice, Time } from './layout.js';
+import { listHref, modeOf, StatusBadge } from './pauses.js';
+import { type SignedIn, signedInOf } from './session.js';
+
+// One pause: the question, its outcome, the links to answer it, reviewers and
+// their votes, notifications and the timeline, read through the same actions
+// as GET /v1/pause/{id} and /timeline. Another developer's pause is a 404.
+
+/** The developer's pause in either mode (the hint first), or undefined. */
+export async function findOwnedPause(
+  services: Parameters<typeof readOwnedPause>[0],
+  developerId: string,
+  id: string,
+  hint: Mode,
+): Promise<PresentedPause | undefined> {
+  for (const mode of hint === 'live' ? (['live', 'test'] as const) : (['test', 'live'] as const)) {
+    try {
+      return await readOwnedPause(services, { developerId, mode }, id);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'not_found') throw error;
+    }
+  }
+  return undefined;
+}
+
+export const notFoundPage = (signedIn: SignedIn | undefined) =>
+  documentOf(
+    <ErrorPage title="Pause not found" message="There is no such pause in your account." signedIn={signedIn} />,
+  );
+
+const Copyable = ({ value, label }: { value: string; label: string }) => (
+  <p class="copy">
+    <code data-copy="" data-copy-label={label}>
+      {value}
+    </code>
+  </p>
+);
+
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+
+/** What a timeline entry says, in a line. */
+function describe(entry: TimelineEntry): { what: string; detail?: string } {
+  const d = entry.detail;
+  switch (entry.type) {
+    case 'created': {
+      const reviewers = Number(d.reviewers ?? 0);
+      return {
+        what: 'Created',
+        ...(reviewers > 0 ? { detail: `${reviewers} reviewer${reviewers === 1 ? '' : 's'}, quorum ${d.quorum}` } : {}),
+      };
+    }
+    case 'escalated': {
+      const emails = Array.isArray(d.reviewers) ? d.reviewers.map((r: { email?: string }) => r.email).join(', ') : '';
+      return { what: 'Escalated', detail: emails };
+    }
+    case 'reminded':
+      return { what: 'Reminder queued', detail: `${text(d.channel)} to ${text(d.to)}` };
+    case 'notified':
+      return {
+        what: d.status === 'suppressed' ? 'Notification suppressed (test mode)' : 'Notified',
+        detail: `${text(d.channel)} to ${text(d.to)}`,
+      };
+    case 'notification_failed':
+      return { what: 'Notification failed', detail: `${text(d.channel)} to ${text(d.to)}: ${text(d.error)}` };
+    case 'voted':
+      return {
+        what: `${entry.actor.email ?? 'A reviewer'} voted “${text(d.choice)}”`,
+        ...(d.text ? { detail: text(d.text) } : {}),
+      };
+    case 'responded':
+      return {
+        what: `Responded “${text(d.choice) || '(text only)'}”${entry.actor.email ? ` (${entry.actor.email})` : ''}`,
+        ...(d.text ? { detail: text(d.text) } : {}),
+      };
+    case 'timed_out':
+      return { what: 'Timed out', detail: d.choice ? `Default answer “${text(d.choice)}”` : 'No default answer' };
+    case 'cancelled':
+      return { what: 'Cancelled by the developer' };
+  }
+}
+
+interface PauseProps {
+  signedIn: SignedIn;
+  pause: PresentedPause;
+  timeline: TimelineEntry[];
+  apiUrl: string;
+  notice?: string;
+  error?: string;
+}
+
+export function PauseView({ signedIn, pause, timeline, apiUrl, notice, error }: PauseProps) {
+  const listLink = listHref({ mode: pause.mode });
+  return (
+    <Layout title={pause.title} signedIn={signedIn} section="pauses">
+      <p>
+        <a href={listLink}>← {pause.mode === 'live' ? 'Live' : 'Test'} pauses</a>
+      </p>
+      {notice && <Notice kind="ok">{notice}</Notice>}
+      {error && <Notice kind="error">{error}</Notice>}
+      <div class="card">
+        <p class="eyebrow">{pause.mode === 'live' ? 'Live pause' : 'Test pause'}</p>
+        <h1>{pause.title}</h1>
+        <p>
+          <StatusBadge status={pause.status} />
+        </p>
+        {pause.body && <p class="body">{pause.body}</p>}
+        <dl class="facts">
+          <dt>Options</dt>
+          <dd>{pause.options.length > 0 ? pause.options.join(' · ') : 'None (text answer)'}</dd>
+          <dt>Text answer</dt>
+          <dd>{pause.allow_text ? 'Allowed' : 'Not asked for'}</dd>
+          <dt>Created</dt>
+          <dd>
+            <Time at={pause.created_at} />
+          </dd>
+          <dt>Expires</dt>
+          <dd>
+            <Time at={pause.expires_at} />
+          </dd>
+          <dt>If it times out</dt>
+          <dd>{pause.timeout_default ? `“${pause.timeout_default}”` : 'No default answer'}</dd>
+        </dl>
+        {pause.status === 'pending' && (
+          <p>
+            <a
+              class="button danger"
+              href={`/console/pauses/${pause.id}/cancel${pause.mode === 'test' ? '?mode=test' : ''}`}
+            >
+              Cancel this pause…
+            </a>
+          </p>
+        )}
+      </div>
+      <div class="grid">
+        <div>
+          {pause.response && (
+            <section class="card" aria-labelledby="outcome">
+              <h2 id="outcome">Outcome</h2>
+              <dl class="facts">
+                <dt>Choice</dt>
+                <dd>{pause.response.choice ?? '—'}</dd>
+                {pause.response.text && (
+                  <>
+                    <dt>Text</dt>
+                    <dd class="body">{pause.response.text}</dd>
+                  </>
+                )}
+                {pause.response.responded_by && (
+                  <>
+                    <dt>Decided by</dt>
+                    <dd>{pause.response.responded_by.email}</dd>
+                  </>
+                )}
+                <dt>At</dt>
+                <dd>
+                  <Time at={pause.response.response_at} />
+                </dd>
+              </dl>
+            </section>
+          )}
+          {pause.reviewers.length > 0 && (
+            <section class="card" aria-labelledby="reviewers">
+              <h2 id="reviewers">Reviewers and votes</h2>
+              <p class="muted">
+                Quorum {pause.quorum}
+                {pause.veto.length > 0
+                  ? `; a vote for ${pause.veto.map((v) => `“${v}”`).join(' or ')} decides at once`
+                  : ''}
+              </p>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Reviewer</th>
+                    <th scope="col">Vote</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {pause.reviewers.map((reviewer) => (
+                    <tr>
+                      <td>
+                        {reviewer.name ? `${reviewer.name} <${reviewer.email}>` : reviewer.email}
+                        {reviewer.added_by === 'escalation' && <span class="muted"> (escalation)</span>}
+                      </td>
+                      <td>
+                        {reviewer.vote ? (
+                          <>
+                            “{reviewer.vote.choice}” <Time at={reviewer.vote.voted_at} />
+                            {reviewer.vote.text && <div class="muted">{reviewer.vote.text}</div>}
+                          </>
+                        ) : (
+                          <span class="muted">No vote yet</span>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </section>
+          )}
+          <section class="card" aria-labelledby="timeline">
+            <h2 id="timeline">Timeline</h2>
+            <ol class="timeline">
+              {timeline.map((entry) => {
+                const { what, detail } = describe(entry);
+                return (
+                  <li>
+                    <div class="what">{what}</div>
+                    {detail && <div class="detail">{detail}</div>}
+                    <div class="detail">
+                      <Time at={entry.at} />
+                    </div>
+                  </li>
+                );
+              })}
+            </ol>
+          </section>
+        </div>
+        <div>
+          <section class="card" aria-labelledby="links">
+            <h2 id="links">Links</h2>
+            {pause.response_url && (
+              <>
+                <p class="label">Response page</p>
+                <Copyable value={pause.response_url} label="the response page link" />
+              </>
+            )}
+            {pause.reviewers.map((reviewer) => (
+              <>
+                <p class="label">{`${reviewer.email}’s link`}</p>
+                <Copyable value={reviewer.response_url} label={`${reviewer.email}’s link`} />
+              </>
+            ))}
+            <p class="label">Pause id</p>
+            <Copyable value={pause.id} label="the pause id" />
+            <p class="label">API</p>
+            <Copyable value={apiUrl} label="the API address" />
+          </section>
+          <section class="card" aria-labelledby="notifications">
+            <h2 id="notifications">Notifications</h2>
+            {pause.notifications.length === 0 ? (
+              <p class="muted">None.</p>
+            ) : (
+              <ul>
+                {pause.notifications.map((n) => (
+                  <li>
+                    {`${n.channel} to ${n.to}: ${n.status}`}
+                    {n.attempts > 1 && ` after ${n.attempts} attempts`}
+                    {n.last_error && <div class="muted">{n.last_error}</div>}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+        </div>
+      </div>
+    </Layout>
+  );
+}
+
+export async function renderPause(
+  services: Pick<ServiceContext, 'store' | 'clock' | 'signals' | 'keys' | 'publicBaseUrl'>,
+  signedIn: SignedIn,
+  pause: PresentedPause,
+  messages: { notice?: string; error?: string } = {},
+): Promise<string> {
+  const timeline = await pauseTimeline(services, { developerId: signedIn.developer.id, mode: pause.mode }, pause.id);
+  const apiUrl = `${services.publicBaseUrl}/v1/pause/${pause.id}`;
+  return documentOf(<PauseView signedIn={signedIn} pause={pause} timeline={timeline} apiUrl={apiUrl} {...messages} />);
+}
+
+export function pausePage(app: FastifyInstance): void {
+  app.get('/pauses/:id', { config: { console: 'signed-in' } }, async (request, reply) => {
+    const signedIn = signedInOf(request)!;
+    const { id } = request.params as { id: string };
+    const query = request.query as Record<string, unknown>;
+    const pause = await findOwnedPause(app.services, signedIn.developer.id, id, modeOf(query.mode));
+    if (!pause) return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage(signedIn));
+    const notice = query.cancelled === '1' ? 'The pause is cancelled.' : undefined;
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(await renderPause(app.services, signedIn, pause, notice ? { notice } : {}));
+  });
+}
