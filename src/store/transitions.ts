@@ -57,13 +57,27 @@ async function recordEvents(
     payload: payloadOf(pause),
     created_at: now,
   }));
-  await trx.insertInto('events').values(events).execute();
+  if (events.length === 1) await insertEvent(store, events[0]!, trx);
+  else await trx.insertInto('events').values(events).execute();
   const queued = (await fanOut(store, events, trx)) > 0;
   const pauseIds = pauses.map((pause) => pause.id);
   await announce(store, pauseIds, trx);
   if (queued) await announceQueued(store, trx);
   return queued;
 }
+
+/** One event: every answer, cancel and vote writes one; the expirer writes many at once. */
+const insertEvent = prepared((db, event: EventsTable) =>
+  db.insertInto('events').values({
+    id: event.id,
+    pause_id: event.pause_id,
+    developer_id: event.developer_id,
+    mode: event.mode,
+    type: event.type,
+    payload: event.payload,
+    created_at: event.created_at,
+  }),
+);
 
 /**
  * On PostgreSQL, tells every instance's listener that these pauses changed,
