@@ -14,6 +14,7 @@ import { decides } from '../domain/votes.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
 import { announceQueued } from './outbox.js';
+import { getPause } from './pauses.js';
 import { prepared } from './prepared.js';
 import { voteOf } from './reviewers.js';
 import type { Database, EventsTable, PausesTable } from './schema.js';
@@ -215,25 +216,20 @@ export async function castVote(
 ): Promise<VoteResult> {
   const { pauseId, reviewerId } = input;
   return store.write(async (trx) => {
-    let read = trx.selectFrom('pauses').selectAll().where('id', '=', pauseId);
-    if (store.dialect === 'postgres') read = read.forUpdate();
-    const pause = await read.executeTakeFirst();
+    const pause =
+      store.dialect === 'postgres'
+        ? (await lockPause(store, { pauseId }, trx))[0]
+        : await getPause(store, pauseId, trx);
     // The time is read once the pause is locked, not before the wait: so the
     // votes' times follow the order they are counted in, and no vote counts
     // after the outcome or the expiry it queued behind.
     const now = isoTime(input.clock.now());
     if (pause?.status === 'responded') return { kind: 'already_responded' };
     if (pause?.status !== 'pending' || pause.expires_at <= now || pause.quorum === null) return { kind: 'closed' };
-    const voted = await trx
-      .updateTable('reviewers')
-      .set({ vote_choice: input.choice, vote_text: input.text, voted_at: now })
-      .where('id', '=', reviewerId)
-      .where('pause_id', '=', pauseId)
-      .where('voted_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
+    const statement = { pauseId, reviewerId, choice: input.choice, text: input.text, now };
+    const [voted] = await recordVote(store, statement, trx);
     if (!voted) return { kind: 'already_voted' };
-    const votes = await votesOf(trx, pauseId);
+    const votes = (await votesOf(store, { pauseId }, trx)).map((row) => voteOf(row) as Vote);
     const vote = voteOf(voted) as Vote;
     const rules = { quorum: pause.quorum, veto: JSON.parse(pause.veto ?? '[]') as string[] };
     const decided = decides(rules, input.choice, votes.filter((counted) => counted.choice === input.choice).length);
@@ -243,22 +239,8 @@ export async function castVote(
     );
     if (!decided) return { kind: 'counted', pause, vote, votesSoFar: votes.length, decided, queued };
 
-    const responded = await trx
-      .updateTable('pauses')
-      .set({
-        status: 'responded',
-        response_choice: input.choice,
-        response_text: input.text,
-        response_at: now,
-        responded_by: reviewerId,
-        updated_at: now,
-        remind_at: null,
-        escalate_at: null,
-      })
-      .where('id', '=', pauseId)
-      .where('status', '=', PENDING)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const [responded] = await markDecided(store, statement, trx);
+    if (!responded) throw new Error(`pause ${pauseId} was read pending in this transaction, yet not updated`);
     const decision: Decision = { responded_by: reviewer, votes };
     queued =
       (await recordEvents(store, 'pause.responded', [responded], now, trx, (row) =>
@@ -268,18 +250,53 @@ export async function castVote(
   });
 }
 
+// The statements of a vote, each prepared once (a vote runs three or four).
+
+/** PostgreSQL only: the pause row, locked until the transaction ends. */
+const lockPause = prepared((db, input: { pauseId: string }) =>
+  db.selectFrom('pauses').selectAll().where('id', '=', input.pauseId).forUpdate(),
+);
+
+type VoteStatement = { pauseId: string; reviewerId: string; choice: string; text: string | null; now: string };
+
+const recordVote = prepared((db, input: VoteStatement) =>
+  db
+    .updateTable('reviewers')
+    .set({ vote_choice: input.choice, vote_text: input.text, voted_at: input.now })
+    .where('id', '=', input.reviewerId)
+    .where('pause_id', '=', input.pauseId)
+    .where('voted_at', 'is', null)
+    .returningAll(),
+);
+
 /** Every vote cast on a pause, in the order they were cast. */
-async function votesOf(trx: Kysely<Database>, pauseId: string): Promise<Vote[]> {
-  const rows = await trx
+const votesOf = prepared((db, input: { pauseId: string }) =>
+  db
     .selectFrom('reviewers')
     .selectAll()
-    .where('pause_id', '=', pauseId)
+    .where('pause_id', '=', input.pauseId)
     .where('voted_at', 'is not', null)
     .orderBy('voted_at')
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => voteOf(row) as Vote);
-}
+    .orderBy('id'),
+);
+
+const markDecided = prepared((db, input: VoteStatement) =>
+  db
+    .updateTable('pauses')
+    .set({
+      status: 'responded',
+      response_choice: input.choice,
+      response_text: input.text,
+      response_at: input.now,
+      responded_by: input.reviewerId,
+      updated_at: input.now,
+      remind_at: null,
+      escalate_at: null,
+    })
+    .where('id', '=', input.pauseId)
+    .where('status', '=', PENDING)
+    .returningAll(),
+);
 
 /** When the next pending pause falls due, if any. */
 export async function nextExpiry(store: Store, trx: Kysely<Database> = store.db): Promise<string | null> {
