@@ -30,23 +30,29 @@ import { PAUSE_CHANNEL } from './wake-up-channels.js';
 export type Pause = PausesTable;
 
 /** A pause that changed, and whether webhook deliveries were queued with its event. */
-export interface Transition {
-  pause: Pause;
+export interface Transition<P = Pause> {
+  pause: P;
   queued: boolean;
 }
+
+/** What a pause's event is written from: its owner and the fields its payload carries. */
+type EventSource = Pick<
+  Pause,
+  'id' | 'developer_id' | 'mode' | 'metadata' | 'response_choice' | 'response_text' | 'response_at' | 'expires_at'
+>;
 
 /**
  * Writes the events of these transitions and their webhook deliveries (the
  * outbox), and says whether any delivery was queued: only then need the
  * workers be woken.
  */
-async function recordEvents(
+async function recordEvents<P extends EventSource>(
   store: Store,
   type: EventType,
-  pauses: Pause[],
+  pauses: P[],
   now: string,
   trx: Transaction<Database>,
-  payloadOf = (pause: Pause) => eventPayload(type as OutcomeEventType, pause, now),
+  payloadOf = (pause: P) => eventPayload(type as OutcomeEventType, pause, now),
 ): Promise<boolean> {
   if (pauses.length === 0) return false;
   const events: EventsTable[] = pauses.map((pause) => ({
@@ -104,14 +110,24 @@ const markResponded = prepared((db, input: { pauseId: string; choice: string; te
     .where('id', '=', input.pauseId)
     .where('status', '=', PENDING)
     .where('expires_at', '>', input.now)
-    .returningAll(),
+    // Only what the event needs: each column returned is a value to convert, and a pause has 27.
+    .returning([
+      'id',
+      'developer_id',
+      'mode',
+      'metadata',
+      'response_choice',
+      'response_text',
+      'response_at',
+      'expires_at',
+    ]),
 );
 
 /** A human's answer; loses to any earlier outcome and to expires_at. */
 export async function respondToPause(
   store: Store,
   input: { pauseId: string; choice: string; text: string | null; now: string },
-): Promise<Transition | null> {
+): Promise<Transition<EventSource> | null> {
   return store.write(async (trx) => {
     const [pause] = await markResponded(store, input, trx);
     if (!pause) return null;
