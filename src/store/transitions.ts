@@ -10,15 +10,16 @@ import {
 } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
+import { type AnswerProblem, answerProblem } from '../domain/pause.js';
 import { decides } from '../domain/votes.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
 import { announceQueued } from './outbox.js';
 import { getPause } from './pauses.js';
 import { prepared } from './prepared.js';
-import { voteOf } from './reviewers.js';
+import { getReviewer, voteOf } from './reviewers.js';
 import type { Database, EventsTable, PausesTable } from './schema.js';
-import type { Store } from './store.js';
+import type { Dialect, Store } from './store.js';
 import { PAUSE_CHANNEL } from './wake-up-channels.js';
 
 // Every way a pause leaves `pending`, in one place. Each is a conditional
@@ -97,39 +98,59 @@ async function announce(store: Store, pauseIds: string[], trx: Kysely<Database>)
   await sql`select pg_notify(${PAUSE_CHANNEL}, id) from unnest(${pauseIds}::text[]) as id`.execute(trx);
 }
 
-const markResponded = prepared((db, input: { pauseId: string; choice: string; text: string | null; now: string }) =>
-  db
-    .updateTable('pauses')
-    .set({
-      status: 'responded',
-      response_choice: input.choice,
-      response_text: input.text,
-      response_at: input.now,
-      updated_at: input.now,
-    })
-    .where('id', '=', input.pauseId)
-    .where('status', '=', PENDING)
-    .where('expires_at', '>', input.now)
-    // Only what the event needs: each column returned is a value to convert, and a pause has 27.
-    .returning([
-      'id',
-      'developer_id',
-      'mode',
-      'metadata',
-      'response_choice',
-      'response_text',
-      'response_at',
-      'expires_at',
-    ]),
-);
+type Answer = { pauseId: string; choice: string; text: string | null; now: string };
 
-/** A human's answer; loses to any earlier outcome and to expires_at. */
-export async function respondToPause(
-  store: Store,
-  input: { pauseId: string; choice: string; text: string | null; now: string },
-): Promise<Transition<EventSource> | null> {
+/**
+ * Whether the choice is one of the pause's options, stored as a JSON array of
+ * strings: the one condition here in each engine's own SQL.
+ */
+const isOption = {
+  sqlite: (choice: string) =>
+    sql<boolean>`exists (select 1 from json_each(${sql.ref('options')}) where value = ${choice})`,
+  postgres: (choice: string) => sql<boolean>`${sql.ref('options')}::jsonb ? ${choice}`,
+} satisfies Record<Dialect, unknown>;
+
+const markResponded = (dialect: Dialect) =>
+  prepared((db, input: Answer) =>
+    db
+      .updateTable('pauses')
+      .set({
+        status: 'responded',
+        response_choice: input.choice,
+        response_text: input.text,
+        response_at: input.now,
+        updated_at: input.now,
+      })
+      .where('id', '=', input.pauseId)
+      .where('status', '=', PENDING)
+      .where('expires_at', '>', input.now)
+      // An answer that does not fit the question changes nothing.
+      .where('quorum', 'is', null)
+      .where(isOption[dialect](input.choice))
+      .where(sql<boolean>`(cast(${input.text} as text) is null or ${sql.ref('allow_text')} = 1)`)
+      // Only what the event needs: each column returned is a value to convert, and a pause has 27.
+      .returning([
+        'id',
+        'developer_id',
+        'mode',
+        'metadata',
+        'response_choice',
+        'response_text',
+        'response_at',
+        'expires_at',
+      ]),
+  );
+const markRespondedIn = { sqlite: markResponded('sqlite'), postgres: markResponded('postgres') };
+
+/**
+ * An answer on a pause's shared link. It loses to any earlier outcome and to
+ * expires_at, and changes nothing on a pause with reviewers or unless it fits
+ * the question (one of the options; text only where allowed), so the pause
+ * need not be read first: the caller reads it only to say why nothing changed.
+ */
+export async function respondToPause(store: Store, input: Answer): Promise<Transition<EventSource> | null> {
   return store.write(async (trx) => {
-    const [pause] = await markResponded(store, input, trx);
+    const [pause] = await markRespondedIn[store.dialect](store, input, trx);
     if (!pause) return null;
     return { pause, queued: await recordEvents(store, 'pause.responded', [pause], input.now, trx) };
   });
@@ -214,7 +235,8 @@ export async function expireDuePauses(
 
 export type VoteResult =
   | { kind: 'counted'; pause: Pause; vote: Vote; votesSoFar: number; decided: boolean; queued: boolean }
-  | { kind: 'already_voted' | 'already_responded' | 'closed' };
+  | { kind: 'not_found' | 'already_voted' | 'already_responded' | 'closed' }
+  | ({ kind: 'invalid' } & AnswerProblem);
 
 /**
  * A reviewer's vote: counted once per reviewer, and when it decides (a veto
@@ -225,26 +247,39 @@ export type VoteResult =
  * The pause row is read first with a lock on PostgreSQL, so concurrent votes
  * (and a cancel) on one pause queue here and each counts every vote committed
  * before it; SQLite runs one write transaction at a time anyway.
+ *
+ * It is the only read of the pause a vote needs: the vote is checked against
+ * the question here, before anything is written. The refusals come in the
+ * order they always had: no such pause or reviewer (not_found), an answer
+ * that does not fit (invalid), then the pause's state and the reviewer's own
+ * vote. The reviewer is read only for a refusal; a vote that counts updates
+ * their row and so finds it.
  */
 export async function castVote(
   store: Store,
   input: { pauseId: string; reviewerId: string; choice: string; text: string | null; clock: Clock },
 ): Promise<VoteResult> {
   const { pauseId, reviewerId } = input;
-  return store.write(async (trx) => {
+  return store.write(async (trx): Promise<VoteResult> => {
     const pause =
       store.dialect === 'postgres'
         ? (await lockPause(store, { pauseId }, trx))[0]
         : await getPause(store, pauseId, trx);
+    if (!pause || pause.quorum === null) return { kind: 'not_found' };
+    /** A refusal, unless the token names no reviewer of this pause. */
+    const refuse = async (refusal: VoteResult): Promise<VoteResult> =>
+      (await getReviewer(store, { pauseId, reviewerId }, trx)) ? refusal : { kind: 'not_found' };
+    const problem = answerProblem(pause, input.choice, input.text);
+    if (problem) return refuse({ kind: 'invalid', ...problem });
     // The time is read once the pause is locked, not before the wait: so the
     // votes' times follow the order they are counted in, and no vote counts
     // after the outcome or the expiry it queued behind.
     const now = isoTime(input.clock.now());
-    if (pause?.status === 'responded') return { kind: 'already_responded' };
-    if (pause?.status !== 'pending' || pause.expires_at <= now || pause.quorum === null) return { kind: 'closed' };
+    if (pause.status === 'responded') return refuse({ kind: 'already_responded' });
+    if (pause.status !== 'pending' || pause.expires_at <= now) return refuse({ kind: 'closed' });
     const statement = { pauseId, reviewerId, choice: input.choice, text: input.text, now };
     const [voted] = await recordVote(store, statement, trx);
-    if (!voted) return { kind: 'already_voted' };
+    if (!voted) return refuse({ kind: 'already_voted' });
     const votes = (await votesOf(store, { pauseId }, trx)).map((row) => voteOf(row) as Vote);
     const vote = voteOf(voted) as Vote;
     const rules = { quorum: pause.quorum, veto: JSON.parse(pause.veto ?? '[]') as string[] };
