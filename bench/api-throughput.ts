@@ -270,7 +270,8 @@ async function answerPool(setup: Setup, operation: Answering, seconds: number): 
   if (operation === 'respond') {
     const { ids, seconds: took } = await insertPausesDirectly(setup.store, { ...pause, keepIds: true });
     console.log(`  respond pool: ${int(count)} pending pauses inserted in ${took.toFixed(1)} s${await settle(setup)}`);
-    setup.ids.push(...ids);
+    // Not push(...ids): a pool can pass 125,000, more arguments than a call may take.
+    for (const id of ids) setup.ids.push(id);
     return ids.map(responseTokenFor);
   }
   // Two reviewers, quorum 2: the first vote counts and leaves the pause pending; the second decides.
