@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_OPTIONS } from '../../src/domain/pause.js';
 import { WITHOUT_REVIEWERS } from '../../src/store/pauses.js';
-import type { PausesTable } from '../../src/store/schema.js';
+import type { PausesTable, ReviewersTable } from '../../src/store/schema.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { runLoad } from './load.js';
 import type { BenchDatabase } from './service.js';
@@ -21,17 +21,20 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
  * A pause id as src/domain/ids.ts makes them (10 base32 characters of
  * milliseconds, 16 random), from one randomBytes call per batch for speed.
  */
-export function pauseIds(count: number, now: number): string[] {
+export const pauseIds = (count: number, now: number): string[] => ids('pause', count, now);
+
+/** Ids with `prefix` as src/domain/ids.ts makes them, `count` at a time. */
+function ids(prefix: string, count: number, now: number): string[] {
   let time = '';
   for (let rest = now, i = 0; i < 10; i++, rest = Math.floor(rest / 32)) time = ALPHABET[rest % 32] + time;
   const bytes = randomBytes(count * 16);
-  const ids: string[] = [];
+  const made: string[] = [];
   for (let n = 0; n < count; n++) {
     let random = '';
     for (let i = 0; i < 16; i++) random += ALPHABET[bytes[n * 16 + i]! % 32];
-    ids.push(`pause_${time}${random}`);
+    made.push(`${prefix}_${time}${random}`);
   }
-  return ids;
+  return made;
 }
 
 export interface PendingPauseInput {
@@ -87,6 +90,64 @@ export async function insertPausesDirectly(
     await store.db.transaction().execute((trx) => trx.insertInto('pauses').values(rows).execute());
   }
   return { seconds: (performance.now() - started) / 1000, ids: kept };
+}
+
+/** A pending pause with reviewers, as the benchmark needs it: its id and its reviewers' ids in order. */
+export interface ReviewedPause {
+  id: string;
+  reviewerIds: string[];
+}
+
+/**
+ * Inserts `count` pending pauses with `reviewers` reviewers each and the
+ * given quorum (no veto, reminders or escalation), as the create route stores
+ * {title, expires_at, reviewers, quorum}; the first `voted` reviewers of each
+ * have already voted "approve". Returns how long it took and the pauses.
+ */
+export async function insertReviewedPausesDirectly(
+  store: Store,
+  input: PendingPauseInput & { count: number; reviewers: number; quorum: number; voted: number },
+  batch = 250,
+): Promise<{ seconds: number; pauses: ReviewedPause[] }> {
+  const started = performance.now();
+  const pauses: ReviewedPause[] = [];
+  for (let done = 0; done < input.count; done += batch) {
+    const size = Math.min(batch, input.count - done);
+    const now = new Date();
+    const createdAt = now.toISOString();
+    const pauseRows = pauseIds(size, now.getTime()).map(
+      (id): PausesTable => ({
+        ...pendingPauseRow(input, id, createdAt),
+        quorum: input.quorum,
+        veto: '[]',
+      }),
+    );
+    const reviewerRows: ReviewersTable[] = [];
+    for (const pause of pauseRows) {
+      const reviewerIds = ids('rvw', input.reviewers, now.getTime());
+      pauses.push({ id: pause.id, reviewerIds });
+      reviewerIds.forEach((id, position) => {
+        const voted = position < input.voted;
+        reviewerRows.push({
+          id,
+          pause_id: pause.id,
+          position,
+          email: `reviewer${position}@example.com`,
+          name: null,
+          added_by: 'create',
+          added_at: createdAt,
+          vote_choice: voted ? 'approve' : null,
+          vote_text: null,
+          voted_at: voted ? createdAt : null,
+        });
+      });
+    }
+    await store.db.transaction().execute(async (trx) => {
+      await trx.insertInto('pauses').values(pauseRows).execute();
+      await trx.insertInto('reviewers').values(reviewerRows).execute();
+    });
+  }
+  return { seconds: (performance.now() - started) / 1000, pauses };
 }
 
 /** Creates exactly `count` pauses through POST /v1/pause, `connections` at a time. */

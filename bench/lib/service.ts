@@ -7,7 +7,7 @@ import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { responseToken } from '../../src/domain/response-token.js';
+import { responseToken, reviewerToken } from '../../src/domain/response-token.js';
 import { deriveServiceKeys } from '../../src/secrets.js';
 import { type Child, freePort, onCleanup, startChild, tempDir } from './harness.js';
 import { machineSummary } from './report.js';
@@ -124,6 +124,10 @@ const RESPOND_TOKEN_KEY = deriveServiceKeys(SECRET_KEY).respondToken;
 
 /** The token of a pause's response_url, as the services this script starts make it. */
 export const responseTokenFor = (pauseId: string): string => responseToken(RESPOND_TOKEN_KEY, pauseId);
+
+/** A reviewer's own token (their response_url's), as the services this script starts make it. */
+export const reviewerTokenFor = (pauseId: string, reviewerId: string): string =>
+  reviewerToken(RESPOND_TOKEN_KEY, pauseId, reviewerId);
 
 export type ServiceProcess = Child;
 

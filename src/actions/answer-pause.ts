@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
-import { currentOutcome, MAX_TEXT_LENGTH, type PauseView } from '../domain/pause.js';
+import { answerProblem, currentOutcome, MAX_TEXT_LENGTH, type PauseView } from '../domain/pause.js';
 import { verifyResponseToken } from '../domain/response-token.js';
 import { ApiError, invalidField } from '../errors.js';
 import { getPause } from '../store/pauses.js';
@@ -107,30 +107,31 @@ export interface AnswerResult {
   your_vote?: OwnVote;
 }
 
-/** Records the human's answer (or reviewer's vote), or says exactly why it cannot be recorded. */
+/**
+ * Records the answer (or a reviewer's vote) that a response link carries, or
+ * says exactly why it cannot be recorded; a token that is not genuine, or
+ * that addresses no pause it may answer, is a 404 as for reading the question.
+ *
+ * Nothing is read before the write: an answer's update itself checks that it
+ * fits the question, and a vote reads the pause once, in its transaction.
+ * Only when nothing was recorded is the pause read, to say why.
+ */
 export async function submitAnswer(
-  services: Pick<ServiceContext, 'store' | 'clock' | 'signals'>,
-  { pause, reviewer }: Responder,
+  services: Pick<ServiceContext, 'keys' | 'store' | 'clock' | 'signals'>,
+  token: string,
   answer: { choice: string; text?: string | null },
 ): Promise<AnswerResult> {
-  const options = JSON.parse(pause.options) as string[];
-  if (!options.includes(answer.choice)) throw invalidField('choice', 'must be one of the options');
-  const text = answer.text === undefined || answer.text === '' ? null : answer.text;
-  if (text !== null && pause.allow_text !== 1) throw invalidField('text', 'is not accepted for this pause');
-  if (text !== null && text.length > MAX_TEXT_LENGTH)
-    throw invalidField('text', `must be at most ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters`);
-
+  const subject = verifyResponseToken(services.keys.respondToken, token);
+  if (!subject) throw badToken();
+  const { pauseId, reviewerId } = subject;
   const { store, clock, signals } = services;
-  if (reviewer) {
-    const vote = await castVote(store, {
-      pauseId: pause.id,
-      reviewerId: reviewer.id,
-      choice: answer.choice,
-      text,
-      clock,
-    });
+  const { choice } = answer;
+  const text = answer.text === undefined || answer.text === '' ? null : answer.text;
+  if (reviewerId) {
+    const vote = await castVote(store, { pauseId, reviewerId, choice, text, clock });
+    if (vote.kind === 'invalid') throw invalidField(vote.field, vote.problem);
     if (vote.kind !== 'counted') throw refusedVote[vote.kind]();
-    if (vote.decided) signals.changed([pause.id], { queued: vote.queued });
+    if (vote.decided) signals.changed([pauseId], { queued: vote.queued });
     else if (vote.queued) signals.queued();
     const outcome = currentOutcome(vote.pause);
     return {
@@ -142,17 +143,24 @@ export async function submitAnswer(
     };
   }
   const now = isoTime(clock.now());
-  const responded = await respondToPause(store, { pauseId: pause.id, choice: answer.choice, text, now });
+  // Too long a text is not sent to the database at all; the pause read below says what is wrong.
+  const responded =
+    text !== null && text.length > MAX_TEXT_LENGTH ? null : await respondToPause(store, { pauseId, choice, text, now });
   if (responded) {
-    signals.changed([pause.id], { queued: responded.queued });
-    return { status: 'responded', choice: answer.choice, text, response_at: now };
+    signals.changed([pauseId], { queued: responded.queued });
+    return { status: 'responded', choice, text, response_at: now };
   }
-  const current = await getPause(store, pause.id);
-  if (current?.status === 'responded') throw alreadyResponded();
+  // Why nothing changed, in the order the checks always had.
+  const current = await getPause(store, pauseId);
+  if (!current || current.quorum !== null) throw badToken();
+  const problem = answerProblem(current, choice, text);
+  if (problem) throw invalidField(problem.field, problem.problem);
+  if (current.status === 'responded') throw alreadyResponded();
   throw closed();
 }
 
 const refusedVote = {
+  not_found: () => badToken(),
   already_voted: () => new ApiError('already_voted', 'You have already voted on this question.'),
   already_responded: () => alreadyResponded(),
   closed: () => closed(),

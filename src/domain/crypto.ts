@@ -1,4 +1,4 @@
-import { createHash, createHmac, hash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const sha256Hex = (value: string): string => hash('sha256', value, 'hex');
 
@@ -27,8 +27,8 @@ export const hmacSha256 = (key: Buffer | string, data: string | Buffer): Buffer 
 /** Constant-time equality of two strings, whatever their lengths. */
 export function safeEqual(a: string, b: string): boolean {
   // Hashing first gives equal-length inputs, so the length check leaks nothing.
-  const left = createHash('sha256').update(a).digest();
-  const right = createHash('sha256').update(b).digest();
+  const left = hash('sha256', a, 'buffer');
+  const right = hash('sha256', b, 'buffer');
   return timingSafeEqual(left, right) && a.length === b.length;
 }
 

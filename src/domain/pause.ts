@@ -57,3 +57,27 @@ export const MAX_OPTIONS = 10;
 export const MAX_OPTION_LENGTH = 100;
 /** The most characters a human's free-text answer may have. */
 export const MAX_TEXT_LENGTH = 10_000;
+
+/** Why an answer does not fit a pause's question: the field and what is wrong with it. */
+export interface AnswerProblem {
+  field: 'choice' | 'text';
+  problem: string;
+}
+
+/**
+ * What is wrong with an answer to this question (its stored options, a JSON
+ * array, and allow_text), or null if nothing is: the choice first, then the text.
+ */
+export function answerProblem(
+  question: { options: string; allow_text: number },
+  choice: string,
+  text: string | null,
+): AnswerProblem | null {
+  if (!(JSON.parse(question.options) as string[]).includes(choice))
+    return { field: 'choice', problem: 'must be one of the options' };
+  if (text === null) return null;
+  if (question.allow_text !== 1) return { field: 'text', problem: 'is not accepted for this pause' };
+  if (text.length > MAX_TEXT_LENGTH)
+    return { field: 'text', problem: `must be at most ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters` };
+  return null;
+}

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { Claim } from './outbox.js';
+import { prepared } from './prepared.js';
 import type { Database, DeliveriesTable, EventsTable } from './schema.js';
 import type { Store } from './store.js';
 
@@ -9,15 +10,26 @@ import type { Store } from './store.js';
 
 const INSERT_SLICE = 1000;
 
-/** Writes one pending delivery per subscribed webhook of each event's owner and mode. */
-export async function fanOut(_store: Store, events: EventsTable[], trx: Transaction<Database>): Promise<number> {
-  if (events.length === 0) return 0;
-  const developers = [...new Set(events.map((event) => event.developer_id))];
-  const webhooks = await trx
+/** The webhooks of one developer: an answer's, a cancel's or a vote's event has one owner. */
+const webhooksOfDeveloper = prepared((db, input: { developerId: string }) =>
+  db
     .selectFrom('webhooks')
     .select(['id', 'developer_id', 'mode', 'events'])
-    .where('developer_id', 'in', developers)
-    .execute();
+    .where('developer_id', '=', input.developerId),
+);
+
+/** Writes one pending delivery per subscribed webhook of each event's owner and mode. */
+export async function fanOut(store: Store, events: EventsTable[], trx: Transaction<Database>): Promise<number> {
+  if (events.length === 0) return 0;
+  const developers = [...new Set(events.map((event) => event.developer_id))];
+  const webhooks =
+    developers.length === 1
+      ? await webhooksOfDeveloper(store, { developerId: developers[0]! }, trx)
+      : await trx
+          .selectFrom('webhooks')
+          .select(['id', 'developer_id', 'mode', 'events'])
+          .where('developer_id', 'in', developers)
+          .execute();
   const rows: DeliveriesTable[] = [];
   for (const event of events) {
     for (const webhook of webhooks) {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Vote } from '../domain/events.js';
+import { prepared } from './prepared.js';
 import type { Database, ReviewersTable } from './schema.js';
 import type { Store } from './store.js';
 
@@ -32,18 +33,16 @@ export async function insertReviewers(
   if (rows.length > 0) await trx.insertInto('reviewers').values(rows).execute();
 }
 
-/** One reviewer of one pause. */
-export const getReviewer = (
+const selectReviewer = prepared((db, input: { pauseId: string; reviewerId: string }) =>
+  db.selectFrom('reviewers').selectAll().where('id', '=', input.reviewerId).where('pause_id', '=', input.pauseId),
+);
+
+/** One reviewer of one pause: read for every vote, so prepared once. */
+export const getReviewer = async (
   store: Store,
   input: { pauseId: string; reviewerId: string },
-  trx: Kysely<Database> = store.db,
-): Promise<ReviewersTable | undefined> =>
-  trx
-    .selectFrom('reviewers')
-    .selectAll()
-    .where('id', '=', input.reviewerId)
-    .where('pause_id', '=', input.pauseId)
-    .executeTakeFirst();
+  trx?: Kysely<Database>,
+): Promise<ReviewersTable | undefined> => (await selectReviewer(store, input, trx))[0];
 
 /** The reviewers of these pauses, grouped by pause, in the order they were added. */
 export async function reviewersOf(

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
 import {
+  CompiledQuery,
   type DatabaseConnection,
   type Driver,
   SqliteDialect,
@@ -49,6 +50,13 @@ export function sqliteDialect(path: string): SqliteDialect {
 }
 
 /**
+ * Transactions begin IMMEDIATE: every transaction here writes, and one begun
+ * deferred that reads before it writes (a vote reads its pause first) reads a
+ * snapshot that a commit of another connection (a worker process, or the
+ * checkpointer's RESTART) can make stale; its first write then fails at once
+ * with SQLITE_BUSY, busy_timeout or not. Taking the write lock at BEGIN waits
+ * for the other writer instead.
+ *
  * On some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, ...) SQLite rolls
  * the whole transaction back by itself. Kysely then sends ROLLBACK anyway, which
  * fails with "cannot rollback - no transaction is active", and that error, not
@@ -71,6 +79,9 @@ class RollbackSafeSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     const driver = super.createDriver();
+    driver.beginTransaction = async (connection: DatabaseConnection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
     const rollback = driver.rollbackTransaction.bind(driver);
     driver.rollbackTransaction = async (connection: DatabaseConnection) => {
       if (this.#database.inTransaction) await rollback(connection);

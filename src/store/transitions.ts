@@ -10,14 +10,16 @@ import {
 } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
+import { type AnswerProblem, answerProblem } from '../domain/pause.js';
 import { decides } from '../domain/votes.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
 import { announceQueued } from './outbox.js';
+import { getPause } from './pauses.js';
 import { prepared } from './prepared.js';
-import { voteOf } from './reviewers.js';
+import { getReviewer, voteOf } from './reviewers.js';
 import type { Database, EventsTable, PausesTable } from './schema.js';
-import type { Store } from './store.js';
+import type { Dialect, Store } from './store.js';
 import { PAUSE_CHANNEL } from './wake-up-channels.js';
 
 // Every way a pause leaves `pending`, in one place. Each is a conditional
@@ -29,23 +31,29 @@ import { PAUSE_CHANNEL } from './wake-up-channels.js';
 export type Pause = PausesTable;
 
 /** A pause that changed, and whether webhook deliveries were queued with its event. */
-export interface Transition {
-  pause: Pause;
+export interface Transition<P = Pause> {
+  pause: P;
   queued: boolean;
 }
+
+/** What a pause's event is written from: its owner and the fields its payload carries. */
+type EventSource = Pick<
+  Pause,
+  'id' | 'developer_id' | 'mode' | 'metadata' | 'response_choice' | 'response_text' | 'response_at' | 'expires_at'
+>;
 
 /**
  * Writes the events of these transitions and their webhook deliveries (the
  * outbox), and says whether any delivery was queued: only then need the
  * workers be woken.
  */
-async function recordEvents(
+async function recordEvents<P extends EventSource>(
   store: Store,
   type: EventType,
-  pauses: Pause[],
+  pauses: P[],
   now: string,
   trx: Transaction<Database>,
-  payloadOf = (pause: Pause) => eventPayload(type as OutcomeEventType, pause, now),
+  payloadOf = (pause: P) => eventPayload(type as OutcomeEventType, pause, now),
 ): Promise<boolean> {
   if (pauses.length === 0) return false;
   const events: EventsTable[] = pauses.map((pause) => ({
@@ -57,13 +65,27 @@ async function recordEvents(
     payload: payloadOf(pause),
     created_at: now,
   }));
-  await trx.insertInto('events').values(events).execute();
+  if (events.length === 1) await insertEvent(store, events[0]!, trx);
+  else await trx.insertInto('events').values(events).execute();
   const queued = (await fanOut(store, events, trx)) > 0;
   const pauseIds = pauses.map((pause) => pause.id);
   await announce(store, pauseIds, trx);
   if (queued) await announceQueued(store, trx);
   return queued;
 }
+
+/** One event: every answer, cancel and vote writes one; the expirer writes many at once. */
+const insertEvent = prepared((db, event: EventsTable) =>
+  db.insertInto('events').values({
+    id: event.id,
+    pause_id: event.pause_id,
+    developer_id: event.developer_id,
+    mode: event.mode,
+    type: event.type,
+    payload: event.payload,
+    created_at: event.created_at,
+  }),
+);
 
 /**
  * On PostgreSQL, tells every instance's listener that these pauses changed,
@@ -76,29 +98,59 @@ async function announce(store: Store, pauseIds: string[], trx: Kysely<Database>)
   await sql`select pg_notify(${PAUSE_CHANNEL}, id) from unnest(${pauseIds}::text[]) as id`.execute(trx);
 }
 
-const markResponded = prepared((db, input: { pauseId: string; choice: string; text: string | null; now: string }) =>
-  db
-    .updateTable('pauses')
-    .set({
-      status: 'responded',
-      response_choice: input.choice,
-      response_text: input.text,
-      response_at: input.now,
-      updated_at: input.now,
-    })
-    .where('id', '=', input.pauseId)
-    .where('status', '=', PENDING)
-    .where('expires_at', '>', input.now)
-    .returningAll(),
-);
+type Answer = { pauseId: string; choice: string; text: string | null; now: string };
 
-/** A human's answer; loses to any earlier outcome and to expires_at. */
-export async function respondToPause(
-  store: Store,
-  input: { pauseId: string; choice: string; text: string | null; now: string },
-): Promise<Transition | null> {
+/**
+ * Whether the choice is one of the pause's options, stored as a JSON array of
+ * strings: the one condition here in each engine's own SQL.
+ */
+const isOption = {
+  sqlite: (choice: string) =>
+    sql<boolean>`exists (select 1 from json_each(${sql.ref('options')}) where value = ${choice})`,
+  postgres: (choice: string) => sql<boolean>`${sql.ref('options')}::jsonb ? ${choice}`,
+} satisfies Record<Dialect, unknown>;
+
+const markResponded = (dialect: Dialect) =>
+  prepared((db, input: Answer) =>
+    db
+      .updateTable('pauses')
+      .set({
+        status: 'responded',
+        response_choice: input.choice,
+        response_text: input.text,
+        response_at: input.now,
+        updated_at: input.now,
+      })
+      .where('id', '=', input.pauseId)
+      .where('status', '=', PENDING)
+      .where('expires_at', '>', input.now)
+      // An answer that does not fit the question changes nothing.
+      .where('quorum', 'is', null)
+      .where(isOption[dialect](input.choice))
+      .where(sql<boolean>`(cast(${input.text} as text) is null or ${sql.ref('allow_text')} = 1)`)
+      // Only what the event needs: each column returned is a value to convert, and a pause has 27.
+      .returning([
+        'id',
+        'developer_id',
+        'mode',
+        'metadata',
+        'response_choice',
+        'response_text',
+        'response_at',
+        'expires_at',
+      ]),
+  );
+const markRespondedIn = { sqlite: markResponded('sqlite'), postgres: markResponded('postgres') };
+
+/**
+ * An answer on a pause's shared link. It loses to any earlier outcome and to
+ * expires_at, and changes nothing on a pause with reviewers or unless it fits
+ * the question (one of the options; text only where allowed), so the pause
+ * need not be read first: the caller reads it only to say why nothing changed.
+ */
+export async function respondToPause(store: Store, input: Answer): Promise<Transition<EventSource> | null> {
   return store.write(async (trx) => {
-    const [pause] = await markResponded(store, input, trx);
+    const [pause] = await markRespondedIn[store.dialect](store, input, trx);
     if (!pause) return null;
     return { pause, queued: await recordEvents(store, 'pause.responded', [pause], input.now, trx) };
   });
@@ -183,7 +235,8 @@ export async function expireDuePauses(
 
 export type VoteResult =
   | { kind: 'counted'; pause: Pause; vote: Vote; votesSoFar: number; decided: boolean; queued: boolean }
-  | { kind: 'already_voted' | 'already_responded' | 'closed' };
+  | { kind: 'not_found' | 'already_voted' | 'already_responded' | 'closed' }
+  | ({ kind: 'invalid' } & AnswerProblem);
 
 /**
  * A reviewer's vote: counted once per reviewer, and when it decides (a veto
@@ -194,32 +247,40 @@ export type VoteResult =
  * The pause row is read first with a lock on PostgreSQL, so concurrent votes
  * (and a cancel) on one pause queue here and each counts every vote committed
  * before it; SQLite runs one write transaction at a time anyway.
+ *
+ * It is the only read of the pause a vote needs: the vote is checked against
+ * the question here, before anything is written. The refusals come in the
+ * order they always had: no such pause or reviewer (not_found), an answer
+ * that does not fit (invalid), then the pause's state and the reviewer's own
+ * vote. The reviewer is read only for a refusal; a vote that counts updates
+ * their row and so finds it.
  */
 export async function castVote(
   store: Store,
   input: { pauseId: string; reviewerId: string; choice: string; text: string | null; clock: Clock },
 ): Promise<VoteResult> {
   const { pauseId, reviewerId } = input;
-  return store.write(async (trx) => {
-    let read = trx.selectFrom('pauses').selectAll().where('id', '=', pauseId);
-    if (store.dialect === 'postgres') read = read.forUpdate();
-    const pause = await read.executeTakeFirst();
+  return store.write(async (trx): Promise<VoteResult> => {
+    const pause =
+      store.dialect === 'postgres'
+        ? (await lockPause(store, { pauseId }, trx))[0]
+        : await getPause(store, pauseId, trx);
+    if (!pause || pause.quorum === null) return { kind: 'not_found' };
+    /** A refusal, unless the token names no reviewer of this pause. */
+    const refuse = async (refusal: VoteResult): Promise<VoteResult> =>
+      (await getReviewer(store, { pauseId, reviewerId }, trx)) ? refusal : { kind: 'not_found' };
+    const problem = answerProblem(pause, input.choice, input.text);
+    if (problem) return refuse({ kind: 'invalid', ...problem });
     // The time is read once the pause is locked, not before the wait: so the
     // votes' times follow the order they are counted in, and no vote counts
     // after the outcome or the expiry it queued behind.
     const now = isoTime(input.clock.now());
-    if (pause?.status === 'responded') return { kind: 'already_responded' };
-    if (pause?.status !== 'pending' || pause.expires_at <= now || pause.quorum === null) return { kind: 'closed' };
-    const voted = await trx
-      .updateTable('reviewers')
-      .set({ vote_choice: input.choice, vote_text: input.text, voted_at: now })
-      .where('id', '=', reviewerId)
-      .where('pause_id', '=', pauseId)
-      .where('voted_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
-    if (!voted) return { kind: 'already_voted' };
-    const votes = await votesOf(trx, pauseId);
+    if (pause.status === 'responded') return refuse({ kind: 'already_responded' });
+    if (pause.status !== 'pending' || pause.expires_at <= now) return refuse({ kind: 'closed' });
+    const statement = { pauseId, reviewerId, choice: input.choice, text: input.text, now };
+    const [voted] = await recordVote(store, statement, trx);
+    if (!voted) return refuse({ kind: 'already_voted' });
+    const votes = (await votesOf(store, { pauseId }, trx)).map((row) => voteOf(row) as Vote);
     const vote = voteOf(voted) as Vote;
     const rules = { quorum: pause.quorum, veto: JSON.parse(pause.veto ?? '[]') as string[] };
     const decided = decides(rules, input.choice, votes.filter((counted) => counted.choice === input.choice).length);
@@ -229,22 +290,8 @@ export async function castVote(
     );
     if (!decided) return { kind: 'counted', pause, vote, votesSoFar: votes.length, decided, queued };
 
-    const responded = await trx
-      .updateTable('pauses')
-      .set({
-        status: 'responded',
-        response_choice: input.choice,
-        response_text: input.text,
-        response_at: now,
-        responded_by: reviewerId,
-        updated_at: now,
-        remind_at: null,
-        escalate_at: null,
-      })
-      .where('id', '=', pauseId)
-      .where('status', '=', PENDING)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const [responded] = await markDecided(store, statement, trx);
+    if (!responded) throw new Error(`pause ${pauseId} was read pending in this transaction, yet not updated`);
     const decision: Decision = { responded_by: reviewer, votes };
     queued =
       (await recordEvents(store, 'pause.responded', [responded], now, trx, (row) =>
@@ -254,18 +301,53 @@ export async function castVote(
   });
 }
 
+// The statements of a vote, each prepared once (a vote runs three or four).
+
+/** PostgreSQL only: the pause row, locked until the transaction ends. */
+const lockPause = prepared((db, input: { pauseId: string }) =>
+  db.selectFrom('pauses').selectAll().where('id', '=', input.pauseId).forUpdate(),
+);
+
+type VoteStatement = { pauseId: string; reviewerId: string; choice: string; text: string | null; now: string };
+
+const recordVote = prepared((db, input: VoteStatement) =>
+  db
+    .updateTable('reviewers')
+    .set({ vote_choice: input.choice, vote_text: input.text, voted_at: input.now })
+    .where('id', '=', input.reviewerId)
+    .where('pause_id', '=', input.pauseId)
+    .where('voted_at', 'is', null)
+    .returningAll(),
+);
+
 /** Every vote cast on a pause, in the order they were cast. */
-async function votesOf(trx: Kysely<Database>, pauseId: string): Promise<Vote[]> {
-  const rows = await trx
+const votesOf = prepared((db, input: { pauseId: string }) =>
+  db
     .selectFrom('reviewers')
     .selectAll()
-    .where('pause_id', '=', pauseId)
+    .where('pause_id', '=', input.pauseId)
     .where('voted_at', 'is not', null)
     .orderBy('voted_at')
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => voteOf(row) as Vote);
-}
+    .orderBy('id'),
+);
+
+const markDecided = prepared((db, input: VoteStatement) =>
+  db
+    .updateTable('pauses')
+    .set({
+      status: 'responded',
+      response_choice: input.choice,
+      response_text: input.text,
+      response_at: input.now,
+      responded_by: input.reviewerId,
+      updated_at: input.now,
+      remind_at: null,
+      escalate_at: null,
+    })
+    .where('id', '=', input.pauseId)
+    .where('status', '=', PENDING)
+    .returningAll(),
+);
 
 /** When the next pending pause falls due, if any. */
 export async function nextExpiry(store: Store, trx: Kysely<Database> = store.db): Promise<string | null> {

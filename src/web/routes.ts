@@ -150,12 +150,11 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { token } = request.params;
-      const responder = await findResponder(app.services, token);
-      if (!responder) return notFound(reply);
       try {
-        await submitAnswer(app.services, responder, { choice: request.body.choice, text: request.body.text });
+        await submitAnswer(app.services, token, { choice: request.body.choice, text: request.body.text });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
+        if (error.code === 'not_found') return notFound(reply);
         return render(request, reply, token, { error: pageMessage(error) }, error.status);
       }
       return reply

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { responseToken } from '../../src/domain/response-token.js';
+import { deriveServiceKeys } from '../../src/secrets.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { createPause, eventsOf, tokenOf } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -140,6 +142,29 @@ describe('reviewers', () => {
       expect(reply.status, token).toBe(404);
     }
     expect((await read(one.id)).reviewers.every((r: { vote: unknown }) => r.vote === null)).toBe(true);
+  });
+
+  it('refuses a genuine shared link of a pause with reviewers, and counts no vote that does not fit the question', async () => {
+    const pause = await createPause(service.url, alice.test, { reviewers: three, quorum: 2 });
+    // Never given out (response_url is null), but the service's key makes it.
+    const shared = responseToken(deriveServiceKeys(service.secretKey).respondToken, pause.id);
+    for (const method of ['GET', 'POST'] as const) {
+      const body = method === 'POST' ? { choice: 'approve' } : undefined;
+      const reply = await call(service.url, method, `/v1/respond/${shared}`, { body });
+      expect(reply.status, method).toBe(404);
+    }
+    for (const [body, field] of [
+      [{ choice: 'maybe' }, 'choice'],
+      [{ choice: 'approve', text: 'hi' }, 'text'],
+    ] as const) {
+      const reply = await vote(pause.reviewers[0], body.choice, 'text' in body ? body.text : undefined);
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body.error.details.fields).toEqual([expect.objectContaining({ field })]);
+    }
+    const after = await read(pause.id);
+    expect(after.status).toBe('pending');
+    expect(after.reviewers.every((r: { vote: unknown }) => r.vote === null)).toBe(true);
+    expect(await eventsOf(service, pause.id)).toEqual([]);
   });
 
   it('names every bad reviewer field in one 400', async () => {

@@ -1,6 +1,9 @@
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
 import { migrateToLatest, openStore, type Store } from '../../src/store/store.js';
@@ -52,4 +55,37 @@ it('has let go of its files once close() resolves, the checkpointer thread inclu
   // closes; while the thread's connection stays open they remain.
   expect(existsSync(`${path}-wal`)).toBe(false);
   expect(existsSync(`${path}-shm`)).toBe(false);
+});
+
+it('lets a write that reads first wait for another process to commit, not fail', async () => {
+  folder = mkdtempSync(join(tmpdir(), 'pausepoint-sqlite-'));
+  const path = join(folder, 'db.sqlite');
+  store = openStore({ kind: 'sqlite', path });
+  await migrateToLatest(store);
+  await sql`create table notes (id integer primary key, text text not null)`.execute(store.db);
+  // Another process's connection (a worker thread: this one blocks in SQLite's
+  // busy handler) takes the write lock, writes, and commits 200 ms later.
+  const other = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const db = new (require(workerData.driver))(workerData.path);
+     db.exec("begin immediate; insert into notes (text) values ('other')");
+     parentPort.postMessage('locked');
+     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+     db.exec('commit');
+     db.close();`,
+    { eval: true, workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path } },
+  );
+  await once(other, 'message');
+  // Read, then write: begun as a deferred transaction its read would take a
+  // snapshot that the other commit makes stale, and the write would fail at
+  // once with SQLITE_BUSY instead of waiting (busy_timeout).
+  const counted = await store.write(async (trx) => {
+    const { rows } = await sql<{ n: number }>`select count(*) as n from notes`.execute(trx);
+    await sql`insert into notes (text) values ('mine')`.execute(trx);
+    return rows[0]?.n;
+  });
+  await once(other, 'exit');
+  expect(counted).toBe(1);
+  const { rows } = await sql<{ text: string }>`select text from notes order by id`.execute(store.db);
+  expect(rows.map((row) => row.text)).toEqual(['other', 'mine']);
 });

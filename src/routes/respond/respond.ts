@@ -75,9 +75,6 @@ export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Answered, ...errorResponses(400, 404, 409, 410) },
       },
     },
-    async (request) => {
-      const responder = await responderFor(app.services, request.params.token);
-      return submitAnswer(app.services, responder, request.body);
-    },
+    async (request) => submitAnswer(app.services, request.params.token, request.body),
   );
 };
