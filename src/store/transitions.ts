@@ -45,7 +45,8 @@ type EventSource = Pick<
 /**
  * Writes the events of these transitions and their webhook deliveries (the
  * outbox), and says whether any delivery was queued: only then need the
- * workers be woken.
+ * workers be woken. `webhooks: false` says the caller found, in this same
+ * transaction, that the owner has no webhook at all: then none is looked for.
  */
 async function recordEvents<P extends EventSource>(
   store: Store,
@@ -54,6 +55,7 @@ async function recordEvents<P extends EventSource>(
   now: string,
   trx: Transaction<Database>,
   payloadOf = (pause: P) => eventPayload(type as OutcomeEventType, pause, now),
+  webhooks = true,
 ): Promise<boolean> {
   if (pauses.length === 0) return false;
   const events: EventsTable[] = pauses.map((pause) => ({
@@ -67,7 +69,7 @@ async function recordEvents<P extends EventSource>(
   }));
   if (events.length === 1) await insertEvent(store, events[0]!, trx);
   else await trx.insertInto('events').values(events).execute();
-  const queued = (await fanOut(store, events, trx)) > 0;
+  const queued = webhooks && (await fanOut(store, events, trx)) > 0;
   const pauseIds = pauses.map((pause) => pause.id);
   await announce(store, pauseIds, trx);
   if (queued) await announceQueued(store, trx);
@@ -138,6 +140,10 @@ const markResponded = (dialect: Dialect) =>
         'response_text',
         'response_at',
         'expires_at',
+        // Whether fanOut need look for webhooks: read here, in the same statement, it saves one.
+        sql<number | boolean>`exists (select 1 from webhooks where webhooks.developer_id = pauses.developer_id)`.as(
+          'has_webhooks',
+        ),
       ]),
   );
 const markRespondedIn = { sqlite: markResponded('sqlite'), postgres: markResponded('postgres') };
@@ -150,9 +156,19 @@ const markRespondedIn = { sqlite: markResponded('sqlite'), postgres: markRespond
  */
 export async function respondToPause(store: Store, input: Answer): Promise<Transition<EventSource> | null> {
   return store.write(async (trx) => {
-    const [pause] = await markRespondedIn[store.dialect](store, input, trx);
-    if (!pause) return null;
-    return { pause, queued: await recordEvents(store, 'pause.responded', [pause], input.now, trx) };
+    const [row] = await markRespondedIn[store.dialect](store, input, trx);
+    if (!row) return null;
+    const { has_webhooks, ...pause } = row;
+    const queued = await recordEvents(
+      store,
+      'pause.responded',
+      [pause],
+      input.now,
+      trx,
+      undefined,
+      Boolean(has_webhooks),
+    );
+    return { pause, queued };
   });
 }
 
