@@ -56,3 +56,29 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     },
   };
 }
+
+/** Two instances on one fresh database, with the same secret, as behind a load balancer. */
+export interface TwoInstances {
+  database: TestDatabase;
+  first: TestService;
+  second: TestService;
+  destroy(): Promise<void>;
+}
+
+export async function startTwoInstances(): Promise<TwoInstances> {
+  const database = await freshDatabase();
+  // The same secret on both, as in a real deployment: a link or session made by one holds on the other.
+  const env = { SECRET_KEY: randomBytes(32).toString('hex') };
+  const first = await startTestService({ database, env });
+  const second = await startTestService({ database, env });
+  return {
+    database,
+    first,
+    second,
+    destroy: async () => {
+      await first.destroy();
+      await second.destroy();
+      await database.drop();
+    },
+  };
+}

@@ -1,33 +1,25 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConsoleClient } from '../../helpers/console.js';
-import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
 import { createPause } from '../../helpers/pauses.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import { startTwoInstances, type TestService, type TwoInstances } from '../../helpers/service.js';
 
 // Two instances of the service on one PostgreSQL database, behind a load
 // balancer that sends a browser's requests to either: a console session made
 // on one is served by the other, its CSRF token holds on both, and signing
 // out on one ends it on both. (Only the PostgreSQL run includes this folder.)
 
-let database: TestDatabase;
+let instances: TwoInstances;
 let first: TestService;
 let second: TestService;
 let alice: Account;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  const env = { SECRET_KEY: randomBytes(32).toString('hex') };
-  first = await startTestService({ database, env });
-  second = await startTestService({ database, env });
+  instances = await startTwoInstances();
+  ({ first, second } = instances);
   alice = await registerAccount(first.url);
 });
-afterAll(async () => {
-  await first?.destroy();
-  await second?.destroy();
-  await database?.drop();
-});
+afterAll(() => instances?.destroy());
 
 it('serves a session on either instance and ends it on both at sign-out', async () => {
   const pause = await createPause(first.url, alice.live);

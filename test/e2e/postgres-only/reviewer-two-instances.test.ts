@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
 import { createPause, sleep } from '../../helpers/pauses.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import { startTwoInstances, type TestService, type TwoInstances } from '../../helpers/service.js';
 import {
   castVote,
   checkVotes,
@@ -22,24 +20,17 @@ import {
 // outcome what a sequential replay of the counted votes decides. (Only the
 // PostgreSQL run includes this folder.)
 
-let database: TestDatabase;
+let instances: TwoInstances;
 let first: TestService;
 let second: TestService;
 let alice: Account;
 
 beforeAll(async () => {
-  database = await freshDatabase();
-  // The same secret on both, as in a real deployment: a reviewer's link made by one verifies on the other.
-  const env = { SECRET_KEY: randomBytes(32).toString('hex') };
-  first = await startTestService({ database, env });
-  second = await startTestService({ database, env });
+  instances = await startTwoInstances();
+  ({ first, second } = instances);
   alice = await registerAccount(first.url);
 });
-afterAll(async () => {
-  await first?.destroy();
-  await second?.destroy();
-  await database?.drop();
-});
+afterAll(() => instances?.destroy());
 
 const seed = Date.now() >>> 0;
 /** Reviewer i votes through the first instance when i is even, the second when odd. */
