@@ -8,6 +8,7 @@ import * as billingTimes from './0006_billing_times.js';
 import * as fairClaims from './0007_fair_claims.js';
 import * as reviewers from './0008_reviewers.js';
 import * as consoleSessions from './0009_console_sessions.js';
+import * as eventIndexes from './0010_event_indexes.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007_fair_claims': fairClaims,
   '0008_reviewers': reviewers,
   '0009_console_sessions': consoleSessions,
+  '0010_event_indexes': eventIndexes,
 };
