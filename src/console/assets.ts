@@ -141,13 +141,17 @@ export const CONSOLE_JS = `
       var button = document.createElement('button');
       button.type = 'button';
       button.className = 'small';
-      button.textContent = 'Copy';
       var label = el.getAttribute('data-copy-label');
-      if (label) button.setAttribute('aria-label', 'Copy ' + label);
+      // The accessible name holds the visible word, "Copy" or "Copied".
+      function show(word) {
+        button.textContent = word;
+        if (label) button.setAttribute('aria-label', word + ' ' + label);
+      }
+      show('Copy');
       button.addEventListener('click', function () {
         navigator.clipboard.writeText(el.textContent).then(function () {
-          button.textContent = 'Copied';
-          setTimeout(function () { button.textContent = 'Copy'; }, 1500);
+          show('Copied');
+          setTimeout(function () { show('Copy'); }, 1500);
         });
       });
       el.parentNode.insertBefore(button, el.nextSibling);

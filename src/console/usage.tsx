@@ -41,8 +41,8 @@ function UsagePage({ signedIn, overview }: { signedIn: SignedIn; overview: PlanO
           <dt>Period</dt>
           <dd>
             <time datetime={usage.period_start}>{usage.period_start.slice(0, 10)}</time>
-            {' to '}
-            <time datetime={usage.period_end}>{usage.period_end.slice(0, 10)}</time> (UTC)
+            {' until '}
+            <time datetime={usage.period_end}>{`${usage.period_end.slice(0, 10)} 00:00`}</time> UTC
           </dd>
         </dl>
         <div class="field quota-bar">

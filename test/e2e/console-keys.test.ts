@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendAppliedBillingEvent } from '../helpers/billing.js';
 import { ConsoleClient, csrfIn } from '../helpers/console.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { createPause } from '../helpers/pauses.js';
@@ -130,28 +130,8 @@ describe('keys', () => {
   });
 });
 
-function signature(body: string) {
-  const t = Math.floor(Date.now() / 1000);
-  return `t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}`;
-}
-
-async function sendBillingEvent(type: string, object: Record<string, unknown>) {
-  const event = {
-    id: `evt_console_${Math.random().toString(36).slice(2)}`,
-    object: 'event',
-    type,
-    created: Math.floor(Date.now() / 1000),
-    data: { object },
-  };
-  const body = JSON.stringify(event);
-  const reply = await call(service.url, 'POST', '/v1/billing/webhook', {
-    rawBody: body,
-    headers: { 'content-type': 'application/json', 'payment-signature': signature(body) },
-  });
-  expect(reply.status, reply.text).toBe(200);
-  expect(reply.body.result).toBe('applied');
-  return event;
-}
+const sendBillingEvent = (type: string, object: Record<string, unknown>) =>
+  sendAppliedBillingEvent(service.url, SECRET, type, object);
 
 describe('usage', () => {
   it("shows the plan, this month's live pauses against the quota, and an empty history", async () => {
@@ -175,7 +155,7 @@ describe('usage', () => {
     expect(billing.body.usage).toEqual({ live_pauses_used: 3, live_pauses_quota: 5 });
     const { start, end } = billing.body.period;
     expect(page.text).toContain(`<time datetime="${start}">${start.slice(0, 10)}</time>`);
-    expect(page.text).toContain(`<time datetime="${end}">${end.slice(0, 10)}</time>`);
+    expect(page.text).toContain(`<time datetime="${end}">${end.slice(0, 10)} 00:00</time> UTC`);
   });
 
   it('shows the billing history newest first after signed billing webhooks', async () => {
