@@ -114,26 +114,27 @@ function NewKeyPage({ signedIn, rotated, old }: { signedIn: SignedIn; rotated: R
   );
 }
 
-const alreadyRotated = (signedIn: SignedIn) =>
-  documentOf(
-    <ErrorPage
-      title="Key already rotated"
-      message="This key was already replaced (was the form sent twice?). The new key was shown once and cannot be shown again: if you did not copy it, rotate the key again."
-      signedIn={signedIn}
-    />,
-  );
+const REFUSALS = {
+  rotated: {
+    status: 409,
+    title: 'Key already rotated',
+    message:
+      'This key was already replaced (was the form sent twice?). The new key was shown once and cannot be shown again: if you did not copy it, rotate the key again.',
+  },
+  incomplete: {
+    status: 400,
+    title: 'That did not work',
+    message: 'The form does not say which key to replace: go back to your keys and try again.',
+  },
+  missing: { status: 404, title: 'Not found', message: 'There is nothing here.' },
+} as const;
 
-const incomplete = (signedIn: SignedIn) =>
-  documentOf(
-    <ErrorPage
-      title="That did not work"
-      message="The form does not say which key to replace: go back to your keys and try again."
-      signedIn={signedIn}
-    />,
-  );
-
-const notFound = (signedIn: SignedIn) =>
-  documentOf(<ErrorPage title="Not found" message="There is nothing here." signedIn={signedIn} />);
+const refuse = (reply: FastifyReply, signedIn: SignedIn, why: keyof typeof REFUSALS) => {
+  const { status, title, message } = REFUSALS[why];
+  return html(reply)
+    .code(status)
+    .send(documentOf(<ErrorPage title={title} message={message} signedIn={signedIn} />));
+};
 
 export function keysPage(app: FastifyInstance): void {
   app.get('/keys', { config: { console: 'signed-in' } }, async (request, reply) => {
@@ -147,23 +148,23 @@ export function keysPage(app: FastifyInstance): void {
     const mode = modeParam((request.params as { mode: string }).mode);
     const keys = await listKeys(app.services.store, signedIn.developer.id);
     const current = keys.find((key) => key.mode === mode);
-    if (!current) return html(reply).code(404).send(notFound(signedIn));
+    if (!current) return refuse(reply, signedIn, 'missing');
     return html(reply).send(documentOf(<ConfirmPage signedIn={signedIn} current={current} />));
   });
 
   app.post('/keys/:mode/rotate', { config: { console: 'signed-in' } }, async (request, reply) => {
     const signedIn = signedInOf(request)!;
     const mode = modeParam((request.params as { mode: string }).mode);
-    if (!mode) return html(reply).code(404).send(notFound(signedIn));
+    if (!mode) return refuse(reply, signedIn, 'missing');
     // The key the confirmation page showed: without it, nothing says which one the person agreed to replace.
     const prefix = field(request.body, 'prefix');
-    if (!prefix) return html(reply).code(400).send(incomplete(signedIn));
+    if (!prefix) return refuse(reply, signedIn, 'incomplete');
     const rotated = await rotateDeveloperKey(app.services, {
       developerId: signedIn.developer.id,
       mode,
       currentPrefix: prefix,
     });
-    if (!rotated) return html(reply).code(409).send(alreadyRotated(signedIn));
+    if (!rotated) return refuse(reply, signedIn, 'rotated');
     return html(reply).send(documentOf(<NewKeyPage signedIn={signedIn} rotated={rotated} old={prefix} />));
   });
 }

@@ -1,11 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { sendAppliedBillingEvent } from '../helpers/billing.js';
-import { artifactsDir, closeCleanPages, launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
-import { call, registerAccount } from '../helpers/http.js';
+import {
+  closeCleanPages,
+  DESKTOP,
+  launchBrowser,
+  lookAtConsolePage as look,
+  openWatchedPage,
+  type WatchedPage,
+} from '../helpers/browser.js';
+import { type Account, call, registerAccount } from '../helpers/http.js';
 import { createPause } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -15,14 +19,10 @@ import { startTestService, type TestService } from '../helpers/service.js';
 // history. Every page passes axe-core (no serious or critical violation) and
 // is photographed on a phone and a desktop into test-artifacts/.
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const PHONE = { width: 390, height: 800 };
-const DESKTOP = { width: 1280, height: 860 };
 const SECRET = 'whsec_console_keys_browser_0123456789';
 
 let service: TestService;
 let browser: Browser;
-let artifacts: string;
 const opened: WatchedPage[] = [];
 
 beforeAll(async () => {
@@ -30,7 +30,6 @@ beforeAll(async () => {
     startTestService({ env: { PAYMENT_WEBHOOK_SECRET: SECRET, PLAN_QUOTAS: 'free:10,pro:100' } }),
     launchBrowser(),
   ]);
-  artifacts = artifactsDir();
 });
 
 afterAll(async () => {
@@ -41,32 +40,6 @@ afterAll(async () => {
 // Only the service's origin is contacted; no script error or CSP violation.
 afterEach(() => closeCleanPages(opened.splice(0), new URL(service.url).origin, []));
 
-async function checkAccessibility(page: Page, name: string): Promise<void> {
-  // A DevTools evaluation, not a script tag: the page's CSP stays on.
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document);
-    return result.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
-  });
-  expect(violations, name).toEqual([]);
-}
-
-/** axe, then a screenshot on a desktop and on a phone (where nothing may be wider than the screen). */
-async function look(page: Page, name: string): Promise<void> {
-  await checkAccessibility(page, name);
-  await page.setViewportSize(DESKTOP);
-  await page.screenshot({ path: join(artifacts, `console-${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize(PHONE);
-  await page.screenshot({ path: join(artifacts, `console-${name}-phone.png`), fullPage: true });
-  expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits a phone`).toBeLessThanOrEqual(
-    PHONE.width,
-  );
-  await checkAccessibility(page, `${name} (phone)`);
-  await page.setViewportSize(DESKTOP);
-}
-
 /** Presses Tab until the element `isTarget` names has the focus. */
 async function tabTo(page: Page, isTarget: () => Promise<boolean>, limit = 30): Promise<void> {
   for (let i = 0; i < limit; i++) {
@@ -74,6 +47,14 @@ async function tabTo(page: Page, isTarget: () => Promise<boolean>, limit = 30): 
     if (await isTarget()) return;
   }
   throw new Error('never reached by Tab');
+}
+
+async function signIn(page: Page, account: Account): Promise<void> {
+  await page.goto(`${service.url}/console/sign-in`);
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Pauses' }).waitFor();
 }
 
 const focusedText = (page: Page) => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
@@ -87,11 +68,7 @@ it('rotates the live key with the keyboard, copies the new one, and the API refu
   opened.push(watched);
   const { page } = watched;
 
-  await page.goto(`${service.url}/console/sign-in`);
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Pauses' }).waitFor();
+  await signIn(page, account);
 
   // To the keys page from the navigation, with the keyboard.
   await tabTo(page, async () => (await focusedText(page)) === 'Keys');
@@ -137,11 +114,7 @@ it('shows the usage page: the quota used as a meter and the billing history', as
   opened.push(watched);
   const { page } = watched;
 
-  await page.goto(`${service.url}/console/sign-in`);
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Pauses' }).waitFor();
+  await signIn(page, account);
   await page.getByRole('link', { name: 'Usage' }).click();
   await page.getByRole('heading', { name: 'Usage and plan' }).waitFor();
   await page.getByText('No billing events yet').waitFor();
