@@ -7,6 +7,7 @@ import {
   launchBrowser,
   lookAtConsolePage as look,
   openWatchedPage,
+  PHONE,
   type WatchedPage,
 } from '../helpers/browser.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
@@ -69,6 +70,7 @@ it('rotates the live key with the keyboard, copies the new one, and the API refu
   const { page } = watched;
 
   await signIn(page, account);
+  expect((await call(service.url, 'GET', '/v1/auth/me', { token: account.live })).status).toBe(200); // cached
 
   // To the keys page from the navigation, with the keyboard.
   await tabTo(page, async () => (await focusedText(page)) === 'Keys');
@@ -133,4 +135,21 @@ it('shows the usage page: the quota used as a meter and the billing history', as
   const history = page.getByRole('table', { name: /Plan changes, newest first/ });
   expect(await history.getByRole('row').nth(1).getByRole('cell').nth(1).textContent()).toBe('free → pro');
   await look(page, 'usage');
+}, 60_000);
+
+it('rotates a key without JavaScript: the new key is on the page, as text to select', async () => {
+  const account = await registerAccount(service.url);
+  const watched = await openWatchedPage(browser, { viewport: PHONE, javaScriptEnabled: false });
+  opened.push(watched);
+  const { page } = watched;
+  await signIn(page, account);
+  await page.getByRole('link', { name: 'Keys' }).click();
+  await page.getByRole('link', { name: 'Rotate the test key…' }).click();
+  await page.getByRole('button', { name: 'Rotate the test key' }).click();
+  await page.getByRole('heading', { name: 'Your new test key' }).waitFor();
+  const fresh = (await page.locator('#new-key').textContent())!;
+  expect(fresh).toMatch(/^svc_test_[0-9a-f]{48}$/);
+  expect(await page.getByRole('button', { name: /^Copy/ }).count()).toBe(0);
+  expect((await call(service.url, 'GET', '/v1/auth/me', { token: account.test })).status).toBe(401);
+  expect((await call(service.url, 'GET', '/v1/auth/me', { token: fresh })).status).toBe(200);
 }, 60_000);
