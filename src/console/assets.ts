@@ -87,6 +87,10 @@ ol.timeline .what { font-weight: 600; } ol.timeline .detail { color: var(--muted
 .grid { display: grid; gap: 0 1.25rem; }
 @media (min-width: 52rem) { .grid { grid-template-columns: 3fr 2fr; } }
 .keys code { font-size: .85rem; }
+.warning { color: var(--warn); font-weight: 600; }
+meter { display: block; width: 100%; height: 1.5rem; margin: .25rem 0; }
+.quota { margin: 0; } .quota strong { font-size: 1.25rem; color: var(--accent); }
+td.event { overflow-wrap: anywhere; }
 time { white-space: nowrap; }
 footer { max-width: 64rem; margin: 0 auto; padding: 0 1rem 2rem; color: var(--muted); font-size: .8rem; }
 @media (max-width: 40rem) {
@@ -94,6 +98,11 @@ footer { max-width: 64rem; margin: 0 auto; padding: 0 1rem 2rem; color: var(--mu
   table.pauses tr { display: grid; grid-template-columns: 1fr auto; padding: .5rem 0; border-bottom: 1px solid var(--line); }
   table.pauses td { border: 0; padding: .15rem 0; }
   table.pauses td.title { grid-column: 1 / -1; }
+  table.keys thead, table.history thead { position: absolute; left: -999px; }
+  table.keys tr, table.history tr { display: grid; grid-template-columns: auto 1fr; gap: 0 .75rem; padding: .5rem 0;
+    border-bottom: 1px solid var(--line); }
+  table.keys td, table.keys th, table.history td { border: 0; padding: .15rem 0; }
+  table.keys td:last-child, table.history td.event { grid-column: 1 / -1; }
 }
 `;
 
@@ -132,13 +141,17 @@ export const CONSOLE_JS = `
       var button = document.createElement('button');
       button.type = 'button';
       button.className = 'small';
-      button.textContent = 'Copy';
       var label = el.getAttribute('data-copy-label');
-      if (label) button.setAttribute('aria-label', 'Copy ' + label);
+      // The accessible name holds the visible word, "Copy" or "Copied".
+      function show(word) {
+        button.textContent = word;
+        if (label) button.setAttribute('aria-label', word + ' ' + label);
+      }
+      show('Copy');
       button.addEventListener('click', function () {
         navigator.clipboard.writeText(el.textContent).then(function () {
-          button.textContent = 'Copied';
-          setTimeout(function () { button.textContent = 'Copy'; }, 1500);
+          show('Copied');
+          setTimeout(function () { show('Copy'); }, 1500);
         });
       });
       el.parentNode.insertBefore(button, el.nextSibling);
