@@ -112,13 +112,15 @@ function PausesPage({ signedIn, query, pauses, next, pending }: PausesProps) {
       {pauses.length === 0 ? (
         <div class="card empty">
           <p>
-            {paged
-              ? 'No more pauses.'
-              : query.q
-                ? `No ${query.status ? `${STATUS_LABEL[query.status].toLowerCase()} ` : ''}${query.mode} pauses with “${query.q}” in the title.`
-                : query.status
-                  ? `No ${STATUS_LABEL[query.status].toLowerCase()} ${query.mode} pauses.`
-                  : `No ${query.mode} pauses yet. Create one with the API, the CLI or an SDK.`}
+            {next
+              ? 'None of the newest pauses whose titles match has this status. Older pauses may: look further back.'
+              : paged
+                ? 'No more pauses.'
+                : query.q
+                  ? `No ${query.status ? `${STATUS_LABEL[query.status].toLowerCase()} ` : ''}${query.mode} pauses with “${query.q}” in the title.`
+                  : query.status
+                    ? `No ${STATUS_LABEL[query.status].toLowerCase()} ${query.mode} pauses.`
+                    : `No ${query.mode} pauses yet. Create one with the API, the CLI or an SDK.`}
           </p>
         </div>
       ) : (

@@ -32,25 +32,45 @@ export function searchPauses(store: Store, owner: Owner, search: PauseSearch): P
 /** The owner as the one word the FTS table stores for it (see the migration). */
 const ownerWord = (owner: Owner) => `${owner.developerId.replaceAll('_', '')}${owner.mode}`;
 
+/**
+ * With a status as well, SQLite looks at this many of the newest title
+ * matches per page at most: the status is in the pauses table, not in the
+ * text index, and a common word with a rare status would otherwise read
+ * every match. A page may then hold fewer than `limit` pauses, and its
+ * cursor goes on from the last match looked at.
+ */
+export const MATCHES_PER_PAGE_WITH_STATUS = 2000;
+
 async function searchSqlite(store: Store, owner: Owner, search: PauseSearch): Promise<SearchPage> {
   // Words are letters and digits only, so quoting them is all FTS5 needs.
   const title = search.words.map((word) => `"${word}"*`).join(' AND ');
   const match = `owner : "${ownerWord(owner)}" AND title : (${title})`;
-  const before = search.cursor && /^[1-9][0-9]{0,17}$/.test(search.cursor) ? search.cursor : undefined;
-  const { rows } = await sql<PausesTable & { search_position: number }>`
-    select pauses.*, pause_titles.rowid as search_position
-    from pause_titles join pauses on pauses.id = pause_titles.pause_id
-    where pause_titles match ${match}
-      ${before ? sql`and pause_titles.rowid < ${Number(before)}` : sql``}
-      ${search.status ? sql`and pauses.status = ${search.status}` : sql``}
-    order by pause_titles.rowid desc
-    limit ${search.limit + 1}`.execute(store.db);
-  const page = rows.slice(0, search.limit);
-  const last = page[page.length - 1];
-  return {
-    rows: page.map(({ search_position: _, ...row }) => row),
-    next: rows.length > search.limit && last ? String(last.search_position) : undefined,
-  };
+  const before = search.cursor && /^[1-9][0-9]{0,17}$/.test(search.cursor) ? Number(search.cursor) : undefined;
+  const newestMatches = (limit: number) =>
+    sql<{ position: number; pause_id: string }>`
+      select rowid as position, pause_id from pause_titles
+      where pause_titles match ${match} ${before ? sql`and rowid < ${before}` : sql``}
+      order by rowid desc limit ${limit}`.execute(store.db);
+
+  const { rows: matches } = await newestMatches(search.status ? MATCHES_PER_PAGE_WITH_STATUS : search.limit + 1);
+  if (matches.length === 0) return { rows: [] };
+  let query = store.db
+    .selectFrom('pauses')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      matches.map((m) => m.pause_id),
+    );
+  if (search.status) query = query.where('status', '=', search.status);
+  const positions = new Map(matches.map((m) => [m.pause_id, m.position]));
+  const found = (await query.execute()).sort((a, b) => positions.get(b.id)! - positions.get(a.id)!);
+
+  const page = found.slice(0, search.limit);
+  if (found.length > search.limit) return { rows: page, next: String(positions.get(page[page.length - 1]!.id)) };
+  // Every match looked at is on this page; more may follow the last one.
+  const lookedAtAll = matches.length === MATCHES_PER_PAGE_WITH_STATUS;
+  return { rows: page, next: search.status && lookedAtAll ? String(matches[matches.length - 1]!.position) : undefined };
 }
 
 async function searchPostgres(store: Store, owner: Owner, search: PauseSearch): Promise<SearchPage> {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { newIds } from '../../src/domain/ids.js';
 import { ConsoleClient } from '../helpers/console.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { createPause, sleep } from '../helpers/pauses.js';
@@ -119,4 +120,39 @@ it('searches titles by the start of each word, newest first, in pages, only amon
   expect(idsIn((await client.get('/console/pauses?mode=test&q=%22%2A%28')).text)).toEqual([]);
   const restarted = await client.get('/console/pauses?mode=test&q=deploy&cursor=%27%3B--');
   expect(idsIn(restarted.text)).toEqual(newestDeploys.slice(0, 25));
+});
+
+it('pages a search with a status through at most 2,000 matches at a time on SQLite, and never misses one', async () => {
+  const carol = await registerAccount(service.url);
+  const template = await service.store.db
+    .selectFrom('pauses')
+    .selectAll()
+    .where('id', '=', (await createPause(service.url, carol.test, { title: 'Release 0' })).id)
+    .executeTakeFirstOrThrow();
+  // 2,100 more, oldest first; only the sixth oldest is cancelled.
+  const ids = newIds('pause', 2100);
+  for (let start = 0; start < ids.length; start += 300) {
+    const rows = ids.slice(start, start + 300).map((id, i) => ({
+      ...template,
+      id,
+      title: `Release ${start + i + 1}`,
+      status: start + i === 5 ? ('cancelled' as const) : ('responded' as const),
+    }));
+    await service.store.db.insertInto('pauses').values(rows).execute();
+  }
+  const carolClient = new ConsoleClient(service.url);
+  await carolClient.signIn(carol.email, carol.password);
+
+  const first = await carolClient.get('/console/pauses?mode=test&q=release&status=cancelled');
+  if (service.store.dialect === 'postgres') {
+    expect(idsIn(first.text)).toEqual([ids[5]]);
+    expect(nextLink(first.text)).toBeUndefined();
+    return;
+  }
+  // The newest 2,000 matches hold none: an empty page that says so, and goes on.
+  expect(idsIn(first.text)).toEqual([]);
+  expect(first.text).toContain('None of the newest pauses whose titles match has this status');
+  const second = await carolClient.get(nextLink(first.text)!);
+  expect(idsIn(second.text)).toEqual([ids[5]]);
+  expect(nextLink(second.text)).toBeUndefined();
 });
