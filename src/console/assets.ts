@@ -54,7 +54,8 @@ button:hover, .button:hover { filter: brightness(1.08); }
 .notice.ok { border-color: var(--ok); color: var(--ok); }
 .notice.error { border-color: var(--bad); color: var(--bad); }
 .toolbar { display: flex; flex-wrap: wrap; align-items: end; gap: .75rem 1.25rem; margin: 0 0 1rem; }
-.toolbar form { display: flex; align-items: end; gap: .5rem; margin: 0; }
+.toolbar form { display: flex; flex-wrap: wrap; align-items: end; gap: .5rem; margin: 0; max-width: 100%; }
+.toolbar input[type=search] { width: 14rem; max-width: 100%; }
 .switch { display: inline-flex; border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
 .switch a { padding: .5rem .9rem; text-decoration: none; color: var(--muted); font-weight: 600; }
 .switch a[aria-current="page"] { background: var(--accent); color: var(--accent-fg); }
@@ -134,6 +135,26 @@ export const CONSOLE_JS = `
   }
   refresh();
   setInterval(refresh, 30000);
+
+  // Counts that change while the page is open (the pending pauses): read
+  // again every 15 s while the page is shown, and when it comes back to view.
+  document.querySelectorAll('[data-live-count]').forEach(function (el) {
+    var url = el.getAttribute('data-live-count');
+    var number = el.querySelector('strong');
+    function update() {
+      if (document.hidden || !number) return;
+      fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (body) {
+          if (body && typeof body.pending === 'number' && number.textContent !== String(body.pending))
+            number.textContent = String(body.pending);
+        })
+        .catch(function () {});
+    }
+    setInterval(update, 15000);
+    document.addEventListener('visibilitychange', update);
+    window.addEventListener('focus', update);
+  });
 
   // Copy buttons: added only where the clipboard can be written.
   if (navigator.clipboard) {

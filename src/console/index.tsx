@@ -36,7 +36,8 @@ declare module 'fastify' {
 }
 
 const CSP =
-  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; " +
+  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "form-action 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'";
 
 const html = (reply: FastifyReply) => reply.type('text/html; charset=utf-8');

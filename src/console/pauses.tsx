@@ -49,6 +49,9 @@ export function listHref(query: ListQuery): string {
   return `/console/pauses${search ? `?${search}` : ''}`;
 }
 
+/** The pending count alone, which the page's script fetches again now and then. */
+const pendingHref = (mode: Mode) => `/console/pauses/pending${mode === 'test' ? '?mode=test' : ''}`;
+
 export const pauseHref = (pause: { id: string; mode: Mode }) =>
   `/console/pauses/${pause.id}${pause.mode === 'test' ? '?mode=test' : ''}`;
 
@@ -79,7 +82,7 @@ function PausesPage({ signedIn, query, pauses, next, pending }: PausesProps) {
             Test
           </a>
         </nav>
-        <p class="count" id="pending-count">
+        <p class="count" id="pending-count" data-live-count={pendingHref(query.mode)} aria-live="polite">
           <strong>{pending}</strong> pending
         </p>
         <form method="get" action="/console/pauses">
@@ -167,6 +170,12 @@ function PausesPage({ signedIn, query, pauses, next, pending }: PausesProps) {
 }
 
 export function pausesPage(app: FastifyInstance): void {
+  app.get('/pauses/pending', { config: { console: 'signed-in' } }, async (request) => {
+    const signedIn = signedInOf(request)!;
+    const mode = modeOf((request.query as Record<string, unknown>).mode);
+    return { pending: await countOwnedPending(app.services, { developerId: signedIn.developer.id, mode }) };
+  });
+
   app.get('/pauses', { config: { console: 'signed-in' } }, async (request, reply) => {
     const signedIn = signedInOf(request)!;
     const raw = request.query as Record<string, unknown>;

@@ -108,6 +108,14 @@ it('signs up, signs in, finds and cancels a pause, and signs out', async () => {
   await expect.poll(() => page.locator('#pending-count strong').textContent()).toBe('2');
   await look(page, 'pauses');
 
+  // The pending count follows without a reload when the page comes back to view.
+  const third = await createPause(service.url, live, { title: 'Rotate the signing key?' });
+  await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+  await expect.poll(() => page.locator('#pending-count strong').textContent()).toBe('3');
+  expect((await call(service.url, 'DELETE', `/v1/pause/${third.id}`, { token: live })).status).toBe(200);
+  await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+  await expect.poll(() => page.locator('#pending-count strong').textContent()).toBe('2');
+
   await page.getByRole('link', { name: 'Refund order #1042 (€249)?' }).click();
   await page.getByRole('heading', { name: 'Reviewers and votes' }).waitFor();
   await page.getByText('ann@example.com voted “approve”').waitFor();

@@ -27,7 +27,7 @@ afterAll(async () => {
 /** The pause ids a list page links to, in order. */
 const idsIn = (html: string) => [...html.matchAll(/href="\/console\/pauses\/(pause_[0-9a-z]+)/g)].map((m) => m[1]!);
 const olderLink = (html: string) => /href="(\/console\/pauses\?[^"]*after=[^"]+)" rel="next"/.exec(html)?.[1];
-const pendingIn = (html: string) => Number(/id="pending-count"><strong>(\d+)<\/strong>/.exec(html)?.[1]);
+const pendingIn = (html: string) => Number(/id="pending-count"[^>]*><strong>(\d+)<\/strong>/.exec(html)?.[1]);
 
 it('pages through test pauses newest first, filters by status, and counts the pending ones', async () => {
   const created: string[] = [];
@@ -57,6 +57,15 @@ it('pages through test pauses newest first, filters by status, and counts the pe
   // The API's list agrees.
   const api = await call(service.url, 'GET', '/v1/pause?limit=25', { token: alice.test });
   expect(api.body.data.map((p: { id: string }) => p.id)).toEqual(newestFirst.slice(0, 25));
+
+  // The count alone, as the page's script reads it again; only with a session.
+  const count = await client.get('/console/pauses/pending?mode=test');
+  expect(count.status).toBe(200);
+  expect(JSON.parse(count.text)).toEqual({ pending: 26 });
+  expect(count.headers.get('cache-control')).toBe('no-store');
+  const stranger = await new ConsoleClient(service.url).get('/console/pauses/pending?mode=test');
+  expect(stranger.status).toBe(303);
+  expect(stranger.location).toBe('/console/sign-in');
 
   // Live is the default, and holds only the live pause.
   const livePage = await client.get('/console/pauses');
