@@ -39,7 +39,7 @@ const ownerWord = (owner: Owner) => `${owner.developerId.replaceAll('_', '')}${o
  * every match. A page may then hold fewer than `limit` pauses, and its
  * cursor goes on from the last match looked at.
  */
-export const MATCHES_PER_PAGE_WITH_STATUS = 2000;
+export const MATCHES_PER_PAGE_WITH_STATUS = 1000;
 
 async function searchSqlite(store: Store, owner: Owner, search: PauseSearch): Promise<SearchPage> {
   // Words are letters and digits only, so quoting them is all FTS5 needs.

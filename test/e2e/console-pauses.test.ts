@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newIds } from '../../src/domain/ids.js';
+import { MATCHES_PER_PAGE_WITH_STATUS } from '../../src/store/pause-search.js';
 import { ConsoleClient } from '../helpers/console.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { createPause, sleep } from '../helpers/pauses.js';
@@ -131,15 +132,15 @@ it('searches titles by the start of each word, newest first, in pages, only amon
   expect(idsIn(restarted.text)).toEqual(newestDeploys.slice(0, 25));
 });
 
-it('pages a search with a status through at most 2,000 matches at a time on SQLite, and never misses one', async () => {
+it('pages a search with a status through at most 1,000 matches at a time on SQLite, and never misses one', async () => {
   const carol = await registerAccount(service.url);
   const template = await service.store.db
     .selectFrom('pauses')
     .selectAll()
     .where('id', '=', (await createPause(service.url, carol.test, { title: 'Release 0' })).id)
     .executeTakeFirstOrThrow();
-  // 2,100 more, oldest first; only the sixth oldest is cancelled.
-  const ids = newIds('pause', 2100);
+  // More than a page looks at, oldest first; only the sixth oldest is cancelled.
+  const ids = newIds('pause', MATCHES_PER_PAGE_WITH_STATUS + 100);
   for (let start = 0; start < ids.length; start += 300) {
     const rows = ids.slice(start, start + 300).map((id, i) => ({
       ...template,
@@ -158,7 +159,7 @@ it('pages a search with a status through at most 2,000 matches at a time on SQLi
     expect(nextLink(first.text)).toBeUndefined();
     return;
   }
-  // The newest 2,000 matches hold none: an empty page that says so, and goes on.
+  // The newest 1,000 matches hold none: an empty page that says so, and goes on.
   expect(idsIn(first.text)).toEqual([]);
   expect(first.text).toContain('None of the newest pauses whose titles match has this status');
   const second = await carolClient.get(nextLink(first.text)!);
