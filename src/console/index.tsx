@@ -20,6 +20,8 @@ import {
 import { signInPage } from './sign-in.js';
 import { signOut } from './sign-out.js';
 import { signUpPage } from './sign-up.js';
+import { webhookPage } from './webhook.js';
+import { webhooksPage } from './webhooks.js';
 
 // The developers' console under /console: server-rendered pages over the same
 // actions as the API. Every page gets the headers below; a route marked
@@ -142,4 +144,6 @@ export async function consoleApp(app: FastifyInstance): Promise<void> {
   pausesPage(app);
   pausePage(app);
   cancelPausePage(app);
+  webhooksPage(app);
+  webhookPage(app);
 }
