@@ -32,8 +32,10 @@ export const DeliveryStatusBadge = ({ status }: { status: DeliveryStatus }) => (
 export function lastResult(delivery: Pick<DeliveryOfWebhook, 'attempts' | 'last_status_code' | 'last_error'>): string {
   if (Number(delivery.attempts) === 0) return 'Not sent yet';
   const code = delivery.last_status_code === null ? '' : `HTTP ${delivery.last_status_code}`;
-  if (delivery.last_error) return code ? `${code}: ${delivery.last_error}` : delivery.last_error;
-  return code || '—';
+  const error = delivery.last_error ?? '';
+  // A refused status is stored as the error "HTTP 500" already.
+  if (error && code && !error.startsWith(code)) return `${code}: ${error}`;
+  return error || code || '—';
 }
 
 interface LogQuery {

@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pauseDeliveriesQuery } from '../../src/store/deliveries.js';
 import { ConsoleClient, csrfIn } from '../helpers/console.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
@@ -287,4 +289,22 @@ describe('deliveries', () => {
     expect(rowIds(second.text)).toEqual(ids.slice(25));
     expect(second.text).not.toContain('rel="next"');
   });
+});
+
+it("finds a pause's deliveries by index: events_by_pause, then deliveries_by_event", async () => {
+  const { db, dialect } = service.store;
+  const query = pauseDeliveriesQuery(db, { developerId: 'dev_x', mode: 'test' }, 'pause_x').compile();
+  const plan =
+    dialect === 'postgres'
+      ? await db.transaction().execute(async (trx) => {
+          // The tables are small here: make the planner show what it would use on big ones.
+          await sql`set local enable_seqscan = off`.execute(trx);
+          const { rows } = await trx.executeQuery(CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]));
+          return rows.map((row) => Object.values(row as object).join(' ')).join('\n');
+        })
+      : (await db.executeQuery(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]))).rows
+          .map((row) => (row as { detail: string }).detail)
+          .join('\n');
+  expect(plan).toContain('events_by_pause');
+  expect(plan).toContain('deliveries_by_event');
 });
