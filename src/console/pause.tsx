@@ -5,12 +5,12 @@ import { pauseTimeline, type TimelineEntry } from '../actions/timeline.js';
 import { listOwnedPauseDeliveries } from '../actions/webhooks.js';
 import type { ServiceContext } from '../context.js';
 import type { Mode } from '../domain/keys.js';
-import { ApiError } from '../errors.js';
 import type { DeliveryOfPause } from '../store/deliveries.js';
 import { Copyable, documentOf, ErrorPage, Layout, Notice, Time } from './layout.js';
+import { inEitherMode } from './lists.js';
 import { listHref, modeOf, StatusBadge } from './pauses.js';
 import { type SignedIn, signedInOf } from './session.js';
-import { DeliveryStatusBadge, lastResult } from './webhook.js';
+import { DeliveryCells } from './webhook.js';
 import { webhookHref } from './webhooks.js';
 
 // One pause: the question, its outcome, the links to answer it, reviewers and
@@ -24,14 +24,7 @@ export async function findOwnedPause(
   id: string,
   hint: Mode,
 ): Promise<PresentedPause | undefined> {
-  for (const mode of hint === 'live' ? (['live', 'test'] as const) : (['test', 'live'] as const)) {
-    try {
-      return await readOwnedPause(services, { developerId, mode }, id);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.code !== 'not_found') throw error;
-    }
-  }
-  return undefined;
+  return inEitherMode(hint, (mode) => readOwnedPause(services, { developerId, mode }, id));
 }
 
 export const notFoundPage = (signedIn: SignedIn | undefined) =>
@@ -282,13 +275,7 @@ export function PauseView({ signedIn, pause, timeline, deliveries, apiUrl, notic
                       {delivery.url}
                     </a>
                   </td>
-                  <td data-label="Status">
-                    <DeliveryStatusBadge status={delivery.status} />
-                  </td>
-                  <td data-label="Attempts">{String(delivery.attempts)}</td>
-                  <td data-label="Last result" class="result">
-                    {lastResult(delivery)}
-                  </td>
+                  <DeliveryCells delivery={delivery} />
                 </tr>
               ))}
             </tbody>

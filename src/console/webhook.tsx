@@ -6,6 +6,7 @@ import type { DeliveryOfWebhook } from '../store/deliveries.js';
 import type { DeliveryStatus } from '../store/schema.js';
 import { field } from './forms.js';
 import { documentOf, Layout, Notice, Time } from './layout.js';
+import { ActionsHeader, Pager, StatusFilter } from './lists.js';
 import { modeOf, pauseHref } from './pauses.js';
 import { type SignedIn, signedInOf } from './session.js';
 import { eventsOf, findOwnedWebhook, webhookHref, webhookNotFoundPage, webhooksHref } from './webhooks.js';
@@ -37,6 +38,19 @@ export function lastResult(delivery: Pick<DeliveryOfWebhook, 'attempts' | 'last_
   if (error && code && !error.startsWith(code)) return `${code}: ${error}`;
   return error || code || '—';
 }
+
+/** A delivery's status, attempts and last result, as table cells. */
+export const DeliveryCells = ({ delivery }: { delivery: DeliveryOfWebhook }) => (
+  <>
+    <td data-label="Status">
+      <DeliveryStatusBadge status={delivery.status} />
+    </td>
+    <td data-label="Attempts">{String(delivery.attempts)}</td>
+    <td data-label="Last result" class="result">
+      {lastResult(delivery)}
+    </td>
+  </>
+);
 
 interface LogQuery {
   status?: DeliveryStatus | undefined;
@@ -96,21 +110,13 @@ function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, notice
       </div>
       <h2 id="deliveries">Deliveries</h2>
       <div class="toolbar">
-        <form method="get" action={`/console/webhooks/${webhook.id}`}>
-          {webhook.mode === 'test' && <input type="hidden" name="mode" value="test" />}
-          <div>
-            <label for="status">Status</label>
-            <select id="status" name="status">
-              <option value="">All</option>
-              {STATUSES.map((status) => (
-                <option value={status} selected={query.status === status}>
-                  {DELIVERY_STATUS_LABEL[status]}
-                </option>
-              ))}
-            </select>
-          </div>
-          <button type="submit">Show</button>
-        </form>
+        <StatusFilter
+          action={`/console/webhooks/${webhook.id}`}
+          mode={webhook.mode}
+          statuses={STATUSES}
+          labels={DELIVERY_STATUS_LABEL}
+          selected={query.status}
+        />
       </div>
       {deliveries.length === 0 ? (
         <div class="card empty">
@@ -135,9 +141,7 @@ function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, notice
                 <th scope="col">Attempts</th>
                 <th scope="col">Last result</th>
                 <th scope="col">Next attempt</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -149,13 +153,7 @@ function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, notice
                       <Time at={delivery.created_at} />
                     </div>
                   </td>
-                  <td data-label="Status">
-                    <DeliveryStatusBadge status={delivery.status} />
-                  </td>
-                  <td data-label="Attempts">{String(delivery.attempts)}</td>
-                  <td data-label="Last result" class="result">
-                    {lastResult(delivery)}
-                  </td>
+                  <DeliveryCells delivery={delivery} />
                   <td data-label="Next attempt">
                     {delivery.status === 'pending' && delivery.next_attempt_at ? (
                       <Time at={delivery.next_attempt_at} />
@@ -183,14 +181,12 @@ function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, notice
           </table>
         </div>
       )}
-      <nav class="pager" aria-label="Pages">
-        {query.after ? <a href={logHref(webhook, { status: query.status })}>Newest</a> : <span />}
-        {hasMore && last && (
-          <a href={logHref(webhook, { ...query, after: last.id })} rel="next">
-            Older deliveries
-          </a>
-        )}
-      </nav>
+      <Pager
+        newest={query.after ? logHref(webhook, { status: query.status }) : undefined}
+        older={hasMore && last ? logHref(webhook, { ...query, after: last.id }) : undefined}
+      >
+        Older deliveries
+      </Pager>
     </Layout>
   );
 }

@@ -12,6 +12,7 @@ import { MAX_WEBHOOKS, newWebhookSecret } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
 import { field } from './forms.js';
 import { Copyable, documentOf, ErrorPage, Layout, Notice, Time } from './layout.js';
+import { ActionsHeader, inEitherMode, ModeSwitch } from './lists.js';
 import { modeOf } from './pauses.js';
 import { type SignedIn, signedInOf } from './session.js';
 
@@ -40,14 +41,7 @@ export async function findOwnedWebhook(
   hint: Mode,
 ): Promise<OwnedWebhook | undefined> {
   if (!WEBHOOK_ID.test(id)) return undefined;
-  for (const mode of hint === 'live' ? (['live', 'test'] as const) : (['test', 'live'] as const)) {
-    try {
-      return await readOwnedWebhook(services, { developerId, mode }, id);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.code !== 'not_found') throw error;
-    }
-  }
-  return undefined;
+  return inEitherMode(hint, (mode) => readOwnedWebhook(services, { developerId, mode }, id));
 }
 
 export const webhookNotFoundPage = (signedIn: SignedIn | undefined) =>
@@ -76,14 +70,7 @@ function WebhooksPage({ signedIn, mode, webhooks, form, created, notice }: Webho
     <Layout title="Webhooks" signedIn={signedIn} section="webhooks">
       <h1>Webhooks</h1>
       <div class="toolbar">
-        <nav class="switch" aria-label="Mode">
-          <a href={webhooksHref('live')} aria-current={mode === 'live' ? 'page' : undefined}>
-            Live
-          </a>
-          <a href={webhooksHref('test')} aria-current={mode === 'test' ? 'page' : undefined}>
-            Test
-          </a>
-        </nav>
+        <ModeSwitch mode={mode} hrefOf={(m) => webhooksHref(m)} />
       </div>
       {notice && <Notice kind="ok">{notice}</Notice>}
       {created && (
@@ -109,9 +96,7 @@ function WebhooksPage({ signedIn, mode, webhooks, form, created, notice }: Webho
                 <th scope="col">URL</th>
                 <th scope="col">Events</th>
                 <th scope="col">Added</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -212,64 +197,53 @@ const html = 'text/html; charset=utf-8';
 export function webhooksPage(app: FastifyInstance): void {
   const owned = (signedIn: SignedIn, mode: Mode) => ({ developerId: signedIn.developer.id, mode });
 
+  /** The list and the form, for the owner's mode; the form empty unless it is given back with an error. */
+  async function render(
+    signedIn: SignedIn,
+    mode: Mode,
+    extra: { form?: AddForm; created?: WebhooksProps['created']; notice?: string | undefined } = {},
+  ): Promise<string> {
+    const webhooks = await listOwnedWebhooks(app.services, owned(signedIn, mode));
+    const form = extra.form ?? { url: '', events: DEFAULT_EVENTS };
+    return documentOf(
+      <WebhooksPage
+        signedIn={signedIn}
+        mode={mode}
+        webhooks={webhooks}
+        form={form}
+        created={extra.created}
+        notice={extra.notice}
+      />,
+    );
+  }
+
   app.get('/webhooks', { config: { console: 'signed-in' } }, async (request, reply) => {
     const signedIn = signedInOf(request)!;
     const query = request.query as Record<string, unknown>;
-    const mode = modeOf(query.mode);
-    const webhooks = await listOwnedWebhooks(app.services, owned(signedIn, mode));
     const notice = query.removed === '1' ? 'The webhook is removed.' : undefined;
-    return reply
-      .type(html)
-      .send(
-        documentOf(
-          <WebhooksPage
-            signedIn={signedIn}
-            mode={mode}
-            webhooks={webhooks}
-            form={{ url: '', events: DEFAULT_EVENTS }}
-            notice={notice}
-          />,
-        ),
-      );
+    return reply.type(html).send(await render(signedIn, modeOf(query.mode), { notice }));
   });
 
   app.post('/webhooks', { config: { console: 'signed-in' } }, async (request, reply) => {
     const signedIn = signedInOf(request)!;
     const mode = modeOf(field(request.body, 'mode'));
-    const owner = owned(signedIn, mode);
     const url = (field(request.body, 'url') ?? '').trim();
     const events = EVENT_TYPES.filter((type) => field(request.body, `event:${type}`) !== undefined);
     const secret = newWebhookSecret();
     try {
-      const webhook = await registerWebhook(app.services, owner, { url, events, secret });
-      const webhooks = await listOwnedWebhooks(app.services, owner);
+      const webhook = await registerWebhook(app.services, owned(signedIn, mode), { url, events, secret });
       return reply
         .code(201)
         .type(html)
-        .send(
-          documentOf(
-            <WebhooksPage
-              signedIn={signedIn}
-              mode={mode}
-              webhooks={webhooks}
-              form={{ url: '', events: DEFAULT_EVENTS }}
-              created={{ webhook, secret }}
-            />,
-          ),
-        );
+        .send(await render(signedIn, mode, { created: { webhook, secret } }));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      const webhooks = await listOwnedWebhooks(app.services, owner);
       const message =
         error.code === 'invalid_events' && events.length === 0 ? 'Tick at least one event.' : error.message;
       return reply
         .code(error.status)
         .type(html)
-        .send(
-          documentOf(
-            <WebhooksPage signedIn={signedIn} mode={mode} webhooks={webhooks} form={{ url, events, error: message }} />,
-          ),
-        );
+        .send(await render(signedIn, mode, { form: { url, events, error: message } }));
     }
   });
 

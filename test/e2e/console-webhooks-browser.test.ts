@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { artifactsDir, closeCleanPages, launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
+import { closeCleanPages, launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
+import { DESKTOP, look, PHONE } from '../helpers/look.js';
 import { createPause, eventually } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -16,14 +14,9 @@ import { startTestService, type TestService } from '../helpers/service.js';
 // sees it delivered; then removes the webhook. Every new page is checked by
 // axe-core and photographed on a phone and a desktop into test-artifacts/.
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const PHONE = { width: 390, height: 800 };
-const DESKTOP = { width: 1280, height: 860 };
-
 let service: TestService;
 let receiver: HttpsReceiver;
 let browser: Browser;
-let artifacts: string;
 const opened: WatchedPage[] = [];
 
 beforeAll(async () => {
@@ -35,7 +28,6 @@ beforeAll(async () => {
     }),
     launchBrowser(),
   ]);
-  artifacts = artifactsDir();
 });
 
 afterAll(async () => {
@@ -49,33 +41,6 @@ afterAll(async () => {
 afterEach(async () => {
   await closeCleanPages(opened.splice(0), new URL(service.url).origin, [400]);
 });
-
-async function checkAccessibility(page: Page, name: string): Promise<void> {
-  // A DevTools evaluation, not a script tag: the page's CSP stays on.
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document);
-    return result.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
-  });
-  expect(violations, name).toEqual([]);
-}
-
-/** axe, then a screenshot on a desktop and on a phone (checked by axe again). */
-async function look(page: Page, name: string): Promise<void> {
-  await checkAccessibility(page, name);
-  await page.setViewportSize(DESKTOP);
-  await page.screenshot({ path: join(artifacts, `console-${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize(PHONE);
-  await page.screenshot({ path: join(artifacts, `console-${name}-phone.png`), fullPage: true });
-  // Nothing wider than the phone: no sideways scrolling.
-  expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits a phone`).toBeLessThanOrEqual(
-    PHONE.width,
-  );
-  await checkAccessibility(page, `${name} (phone)`);
-  await page.setViewportSize(DESKTOP);
-}
 
 async function signIn(page: Page, account: Account): Promise<void> {
   await page.goto(`${service.url}/console/sign-in`);
