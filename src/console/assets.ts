@@ -87,6 +87,10 @@ ol.timeline .what { font-weight: 600; } ol.timeline .detail { color: var(--muted
 .grid { display: grid; gap: 0 1.25rem; }
 @media (min-width: 52rem) { .grid { grid-template-columns: 3fr 2fr; } }
 .keys code { font-size: .85rem; }
+.warning { color: var(--warn); font-weight: 600; }
+meter { display: block; width: 100%; height: 1.5rem; margin: .25rem 0; }
+.quota { margin: 0; } .quota strong { font-size: 1.25rem; color: var(--accent); }
+td.event { overflow-wrap: anywhere; }
 time { white-space: nowrap; }
 .status.succeeded { color: var(--ok); } .status.failed { color: var(--bad); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
@@ -96,6 +100,7 @@ fieldset { border: 0; padding: 0; } legend { font-weight: 600; padding: 0; margi
 .check input { min-height: 0; width: 1.25rem; height: 1.25rem; }
 .secret { border-color: var(--ok); }
 td form { margin: 0; }
+.toolbar form { flex-wrap: wrap; }
 footer { max-width: 64rem; margin: 0 auto; padding: 0 1rem 2rem; color: var(--muted); font-size: .8rem; }
 @media (max-width: 40rem) {
   table.pauses thead { position: absolute; left: -999px; }
@@ -106,6 +111,11 @@ footer { max-width: 64rem; margin: 0 auto; padding: 0 1rem 2rem; color: var(--mu
   table.stack tr { display: block; padding: .5rem 0; border-bottom: 1px solid var(--line); }
   table.stack td { display: block; border: 0; padding: .15rem 0; }
   table.stack td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85rem; }
+  table.keys thead, table.history thead { position: absolute; left: -999px; }
+  table.keys tr, table.history tr { display: grid; grid-template-columns: auto 1fr; gap: 0 .75rem; padding: .5rem 0;
+    border-bottom: 1px solid var(--line); }
+  table.keys td, table.keys th, table.history td { border: 0; padding: .15rem 0; }
+  table.keys td:last-child, table.history td.event { grid-column: 1 / -1; }
 }
 `;
 
@@ -144,13 +154,17 @@ export const CONSOLE_JS = `
       var button = document.createElement('button');
       button.type = 'button';
       button.className = 'small';
-      button.textContent = 'Copy';
       var label = el.getAttribute('data-copy-label');
-      if (label) button.setAttribute('aria-label', 'Copy ' + label);
+      // The accessible name holds the visible word, "Copy" or "Copied".
+      function show(word) {
+        button.textContent = word;
+        if (label) button.setAttribute('aria-label', word + ' ' + label);
+      }
+      show('Copy');
       button.addEventListener('click', function () {
         navigator.clipboard.writeText(el.textContent).then(function () {
-          button.textContent = 'Copied';
-          setTimeout(function () { button.textContent = 'Copy'; }, 1500);
+          show('Copied');
+          setTimeout(function () { show('Copy'); }, 1500);
         });
       });
       el.parentNode.insertBefore(button, el.nextSibling);

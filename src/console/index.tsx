@@ -5,6 +5,7 @@ import { ApiError } from '../errors.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { cancelPausePage } from './cancel-pause.js';
 import { field } from './forms.js';
+import { keysPage } from './keys.js';
 import { documentOf, ErrorPage } from './layout.js';
 import { pausePage } from './pause.js';
 import { pausesPage } from './pauses.js';
@@ -20,6 +21,7 @@ import {
 import { signInPage } from './sign-in.js';
 import { signOut } from './sign-out.js';
 import { signUpPage } from './sign-up.js';
+import { usagePage } from './usage.js';
 import { webhookPage } from './webhook.js';
 import { webhooksPage } from './webhooks.js';
 
@@ -144,6 +146,8 @@ export async function consoleApp(app: FastifyInstance): Promise<void> {
   pausesPage(app);
   pausePage(app);
   cancelPausePage(app);
+  keysPage(app);
+  usagePage(app);
   webhooksPage(app);
   webhookPage(app);
 }

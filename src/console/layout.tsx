@@ -4,7 +4,7 @@ import type { SignedIn } from './session.js';
 // The frame of every console page. Hono's JSX renders to a string and escapes
 // every value it is given: no page builds HTML by concatenation.
 
-export type Section = 'pauses' | 'webhooks';
+export type Section = 'pauses' | 'webhooks' | 'keys' | 'usage';
 
 export interface LayoutProps {
   title: string;
@@ -43,6 +43,12 @@ export function Layout({ title, signedIn, section, narrow, children }: LayoutPro
                   </a>
                   <a href="/console/webhooks" aria-current={section === 'webhooks' ? 'page' : undefined}>
                     Webhooks
+                  </a>
+                  <a href="/console/keys" aria-current={section === 'keys' ? 'page' : undefined}>
+                    Keys
+                  </a>
+                  <a href="/console/usage" aria-current={section === 'usage' ? 'page' : undefined}>
+                    Usage
                   </a>
                 </nav>
                 <div class="who">

@@ -1,8 +1,14 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
+import {
+  DESKTOP,
+  launchBrowser,
+  lookAtConsolePage as look,
+  openWatchedPage,
+  PHONE,
+  type WatchedPage,
+} from '../helpers/browser.js';
 import { call } from '../helpers/http.js';
-import { DESKTOP, look, PHONE } from '../helpers/look.js';
 import { createPause } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConsoleClient } from '../helpers/console.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause } from '../helpers/pauses.js';
+import { createPause, sleep } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 // The console's list of pauses over HTTP: live or test, newest first, pages
@@ -66,4 +66,57 @@ it('pages through test pauses newest first, filters by status, and counts the pe
   const odd = await client.get('/console/pauses?mode=test&status=nope&after=%3Cscript%3E');
   expect(odd.status).toBe(200);
   expect(idsIn(odd.text)).toEqual(newestFirst.slice(0, 25));
+});
+
+const nextLink = (html: string) =>
+  /href="(\/console\/pauses\?[^"]*cursor=[^"]+)" rel="next"/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+
+it('searches titles by the start of each word, newest first, in pages, only among the owner’s pauses of the mode', async () => {
+  const bob = await registerAccount(service.url);
+  const made = async (key: string, title: string) => {
+    const pause = await createPause(service.url, key, { title });
+    await sleep(2); // one per millisecond at least, so newest first is plain
+    return pause.id as string;
+  };
+  const deploys: string[] = [];
+  for (let i = 0; i < 27; i++) deploys.push(await made(alice.test, `Deploy build ${i} to PRODUCTION?`));
+  const refund = await made(alice.test, 'Refund order 42 for Zoë');
+  const cafe = await made(alice.test, 'Déploiement du café');
+  await made(alice.live, 'Deploy the live one'); // other mode
+  await made(bob.test, 'Deploy for Bob'); // other developer
+  const newestDeploys = [...deploys].reverse();
+
+  // Prefixes, any case; every word must match.
+  const first = await client.get('/console/pauses?mode=test&q=depl+PROD');
+  expect(first.status).toBe(200);
+  expect(idsIn(first.text)).toEqual(newestDeploys.slice(0, 25));
+  expect(first.text).toContain('value="depl PROD"');
+  const second = await client.get(nextLink(first.text)!);
+  expect(idsIn(second.text)).toEqual(newestDeploys.slice(25));
+  expect(nextLink(second.text)).toBeUndefined();
+
+  expect(idsIn((await client.get('/console/pauses?mode=test&q=refund+42')).text)).toEqual([refund]);
+  expect(idsIn((await client.get('/console/pauses?mode=test&q=zoe')).text)).toEqual(
+    service.store.dialect === 'sqlite' ? [refund] : [], // PostgreSQL's 'simple' words keep their accents
+  );
+  expect(idsIn((await client.get('/console/pauses?mode=test&q=caf%C3%A9')).text)).toEqual([cafe]);
+  expect(idsIn((await client.get('/console/pauses?mode=test&q=refund+43')).text)).toEqual([]);
+
+  // With a status: the cancelled deploy only.
+  expect((await call(service.url, 'DELETE', `/v1/pause/${deploys[5]}`, { token: alice.test })).status).toBe(200);
+  const cancelled = await client.get('/console/pauses?mode=test&q=deploy&status=cancelled');
+  expect(idsIn(cancelled.text)).toEqual([deploys[5]]);
+
+  // Live mode and Bob's pauses are never found from here.
+  expect(idsIn((await client.get('/console/pauses?q=deploy')).text)).toHaveLength(1);
+  expect(idsIn((await client.get('/console/pauses?mode=test&q=bob')).text)).toEqual([]);
+
+  // Text without a word finds nothing and is shown escaped; a bad cursor starts over.
+  const odd = await client.get('/console/pauses?mode=test&q=%3Cscript%3E%22%2A');
+  expect(odd.status).toBe(200);
+  expect(odd.text).not.toContain('<script>"');
+  expect(odd.text).toContain('&lt;script&gt;');
+  expect(idsIn((await client.get('/console/pauses?mode=test&q=%22%2A%28')).text)).toEqual([]);
+  const restarted = await client.get('/console/pauses?mode=test&q=deploy&cursor=%27%3B--');
+  expect(idsIn(restarted.text)).toEqual(newestDeploys.slice(0, 25));
 });

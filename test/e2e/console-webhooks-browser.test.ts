@@ -1,9 +1,16 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { closeCleanPages, launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
+import {
+  closeCleanPages,
+  DESKTOP,
+  launchBrowser,
+  lookAtConsolePage as look,
+  openWatchedPage,
+  PHONE,
+  type WatchedPage,
+} from '../helpers/browser.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
-import { DESKTOP, look, PHONE } from '../helpers/look.js';
 import { createPause, eventually } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

@@ -1,4 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -71,4 +73,41 @@ export async function closeCleanPages(pages: WatchedPage[], origin: string, deli
     expect(watched.errors.filter((e) => !note.test(e))).toEqual([]);
     await watched.close();
   }
+}
+
+export const PHONE = { width: 390, height: 800 };
+export const DESKTOP = { width: 1280, height: 860 };
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Fails on any serious or critical axe-core violation on the page as it is now. */
+export async function checkAccessibility(page: Page, name: string): Promise<void> {
+  // Not addScriptTag: the page's CSP (rightly) blocks an inline script. A
+  // DevTools evaluation is not subject to it, and the page's own CSP stays on.
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document);
+    return result.violations
+      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
+  });
+  expect(violations, name).toEqual([]);
+}
+
+/**
+ * axe, then a screenshot on a desktop and on a phone into artifactsDir() as
+ * console-<name>-desktop.png and -phone.png; on the phone nothing may be
+ * wider than the screen. Leaves the page at desktop size.
+ */
+export async function lookAtConsolePage(page: Page, name: string): Promise<void> {
+  const artifacts = artifactsDir();
+  await checkAccessibility(page, name);
+  await page.setViewportSize(DESKTOP);
+  await page.screenshot({ path: join(artifacts, `console-${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: join(artifacts, `console-${name}-phone.png`), fullPage: true });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width, `${name} fits a phone`).toBeLessThanOrEqual(PHONE.width);
+  await checkAccessibility(page, `${name} (phone)`);
+  await page.setViewportSize(DESKTOP);
 }
