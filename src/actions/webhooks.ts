@@ -13,6 +13,7 @@ import {
   listDeliveries,
   listPauseDeliveries,
 } from '../store/deliveries.js';
+import { isUniqueViolation } from '../store/errors.js';
 import { announceQueued, requeueFailed } from '../store/outbox.js';
 import type { Owner } from '../store/pauses.js';
 import type { DeliveryStatus, WebhooksTable } from '../store/schema.js';
@@ -41,12 +42,15 @@ export interface WebhookRegistration {
 /**
  * Registers a webhook for the owner after checking the events, the secret,
  * the URL (https and public, unless WEBHOOK_ALLOWED_NETWORKS says otherwise)
- * and the cap; an ApiError says which rule failed.
+ * and the cap; an ApiError says which rule failed. `options.id` (a form's,
+ * made when it was shown) makes a form sent twice add one webhook: the second
+ * time is refused.
  */
 export async function registerWebhook(
   services: Pick<ServiceContext, 'store' | 'clock' | 'config' | 'keys'>,
   owner: Owner,
   registration: WebhookRegistration,
+  options: { id?: string } = {},
 ): Promise<OwnedWebhook> {
   const { store, clock, config, keys } = services;
   const { url, events, secret } = registration;
@@ -67,7 +71,7 @@ export async function registerWebhook(
   if (!checked.ok) throw new ApiError('invalid_webhook_url', checked.reason);
 
   const row = {
-    id: newId('wh'),
+    id: options.id ?? newId('wh'),
     developer_id: owner.developerId,
     mode: owner.mode,
     url: checked.url.toString(),
@@ -75,7 +79,14 @@ export async function registerWebhook(
     secret_sealed: seal(keys.atRest, secret),
     created_at: isoTime(clock.now()),
   };
-  if (!(await insertWebhookUnderCap(store, row, MAX_WEBHOOKS))) {
+  let added: boolean;
+  try {
+    added = await insertWebhookUnderCap(store, row, MAX_WEBHOOKS);
+  } catch (error) {
+    if (options.id === undefined || !isUniqueViolation(error)) throw error;
+    throw new ApiError('invalid_request', 'This form was sent already: the webhook was added then.');
+  }
+  if (!added) {
     throw new ApiError('invalid_request', `A ${owner.mode} account has at most ${MAX_WEBHOOKS} webhooks.`);
   }
   const { secret_sealed: _sealed, developer_id: _developer, ...owned } = row;

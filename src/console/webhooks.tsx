@@ -7,6 +7,7 @@ import {
   removeOwnedWebhook,
 } from '../actions/webhooks.js';
 import { EVENT_TYPES, type EventType } from '../domain/events.js';
+import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
 import { MAX_WEBHOOKS, newWebhookSecret } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
@@ -23,7 +24,7 @@ import { type SignedIn, signedInOf } from './session.js';
 
 /** Ticked on a new form: the events that end a pause. */
 const DEFAULT_EVENTS: readonly EventType[] = ['pause.responded', 'pause.timed_out', 'pause.cancelled'];
-const WEBHOOK_ID = /^wh_[0-9A-Za-z]{1,64}$/;
+const WEBHOOK_ID = /^wh_[0-9a-z]{26}$/;
 
 export const webhooksHref = (mode: Mode, extra = '') =>
   `/console/webhooks${mode === 'test' ? `?mode=test${extra && `&${extra}`}` : extra && `?${extra}`}`;
@@ -126,6 +127,7 @@ function WebhooksPage({ signedIn, mode, webhooks, form, created, notice }: Webho
         <form method="post" action="/console/webhooks">
           <input type="hidden" name="csrf" value={signedIn.csrf} />
           <input type="hidden" name="mode" value={mode} />
+          <input type="hidden" name="webhook_id" value={newId('wh')} />
           <div class="field">
             <label for="url">URL</label>
             <input
@@ -230,8 +232,11 @@ export function webhooksPage(app: FastifyInstance): void {
     const url = (field(request.body, 'url') ?? '').trim();
     const events = EVENT_TYPES.filter((type) => field(request.body, `event:${type}`) !== undefined);
     const secret = newWebhookSecret();
+    // The id the form was shown with: the same form sent again (a reload) adds nothing.
+    const given = field(request.body, 'webhook_id');
+    const id = given && WEBHOOK_ID.test(given) ? given : undefined;
     try {
-      const webhook = await registerWebhook(app.services, owned(signedIn, mode), { url, events, secret });
+      const webhook = await registerWebhook(app.services, owned(signedIn, mode), { url, events, secret }, { id });
       return reply
         .code(201)
         .type(html)

@@ -49,10 +49,14 @@ const deliveriesOf = async (key: string, webhookId: string) =>
     Record<string, any>
   >;
 
-/** Adds a test webhook through the console's form; returns the reply. */
+/** The webhook id a page's add form was shown with. */
+const formIdIn = (html: string) => /name="webhook_id" value="(wh_[0-9a-z]{26})"/.exec(html)![1]!;
+
+/** Adds a test webhook through the console's form, as a browser sends it; returns the reply. */
 async function addByForm(client: ConsoleClient, form: Record<string, string>) {
-  const csrf = await client.csrf('/console/webhooks?mode=test');
-  return client.post('/console/webhooks', { csrf, mode: 'test', ...form });
+  const page = await client.get('/console/webhooks?mode=test');
+  const fields = { csrf: csrfIn(page.text), mode: 'test', webhook_id: formIdIn(page.text) };
+  return client.post('/console/webhooks', { ...fields, ...form });
 }
 
 const alertIn = (html: string) => /<p class="notice error" role="alert">([^<]*)<\/p>/.exec(html)?.[1];
@@ -92,6 +96,30 @@ describe('adding', () => {
     const [request] = await receiver.waitForRequests(1);
     const expected = `sha256=${createHmac('sha256', secret!).update(request!.body).digest('hex')}`;
     expect(request!.headers['x-service-signature']).toBe(expected);
+  });
+
+  it('adds one webhook for a form sent twice (a reload of the answer), and shows no secret the second time', async () => {
+    const { account, client } = await signedIn();
+    const page = await client.get('/console/webhooks?mode=test');
+    const webhookId = formIdIn(page.text);
+    const form = {
+      csrf: csrfIn(page.text),
+      mode: 'test',
+      webhook_id: webhookId,
+      url: `${receiver.url}/twice`,
+      'event:pause.cancelled': 'on',
+    };
+    const first = await client.post('/console/webhooks', form);
+    expect(first.status).toBe(201);
+    expect(first.text).toContain('whsec_');
+    const again = await client.post('/console/webhooks', form);
+    expect(again.status).toBe(400);
+    expect(alertIn(again.text)).toBe('This form was sent already: the webhook was added then.');
+    expect(again.text).not.toContain('whsec_');
+    expect((await webhooksOf(account.test)).map((w) => w.id)).toEqual([webhookId]);
+    // A fresh form adds another.
+    expect((await addByForm(client, { url: `${receiver.url}/twice`, 'event:pause.cancelled': 'on' })).status).toBe(201);
+    expect(await webhooksOf(account.test)).toHaveLength(2);
   });
 
   it('shows the API rules as errors on the form, keeping what was typed, and adds nothing', async () => {
