@@ -8,6 +8,7 @@
 // webhook receiver can be developed without a public https:// URL.
 import { PausepointError, signWebhookPayload, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@pausepoint/sdk';
 import { newId } from '../domain/ids.js';
+import { newWebhookSecret } from '../domain/webhooks.js';
 import {
   CLI_VERSION,
   clientFrom,
@@ -22,7 +23,6 @@ import {
   withInterrupt,
 } from './common.js';
 import { parseDuration } from './duration.js';
-import { newWebhookSecret } from './webhooks.js';
 
 export const LISTEN_HELP = `Usage: pausepoint listen --forward-to URL [flags]
 

@@ -1,6 +1,6 @@
 // pausepoint webhooks list|add|rm|deliveries
-import { randomBytes } from 'node:crypto';
 import { OUTCOME_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@pausepoint/sdk';
+import { newWebhookSecret } from '../domain/webhooks.js';
 import { clientFrom, err, GLOBAL_HELP, out, parse, printJson, reportError, table, UsageError } from './common.js';
 import { positiveInteger } from './pauses.js';
 
@@ -26,8 +26,6 @@ const OPTIONS = {
   secret: { type: 'string' },
   limit: { type: 'string' },
 } as const;
-
-export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('hex')}`;
 
 export async function webhooksCommand(args: string[]): Promise<number> {
   let json = args.includes('--json');

@@ -93,12 +93,25 @@ meter { display: block; width: 100%; height: 1.5rem; margin: .25rem 0; }
 .quota { margin: 0; } .quota strong { font-size: 1.25rem; color: var(--accent); }
 td.event { overflow-wrap: anywhere; }
 time { white-space: nowrap; }
+.status.succeeded { color: var(--ok); } .status.failed { color: var(--bad); }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+.url, td.result { overflow-wrap: anywhere; }
+fieldset { border: 0; padding: 0; } legend { font-weight: 600; padding: 0; margin: 0 0 .3rem; }
+.check { display: flex; align-items: center; gap: .5rem; } .check label { margin: 0; font-weight: 400; }
+.check input { min-height: 0; width: 1.25rem; height: 1.25rem; }
+.secret { border-color: var(--ok); }
+td form { margin: 0; }
+.toolbar form { flex-wrap: wrap; }
 footer { max-width: 64rem; margin: 0 auto; padding: 0 1rem 2rem; color: var(--muted); font-size: .8rem; }
 @media (max-width: 40rem) {
   table.pauses thead { position: absolute; left: -999px; }
   table.pauses tr { display: grid; grid-template-columns: 1fr auto; padding: .5rem 0; border-bottom: 1px solid var(--line); }
   table.pauses td { border: 0; padding: .15rem 0; }
   table.pauses td.title { grid-column: 1 / -1; }
+  table.stack thead { position: absolute; left: -999px; }
+  table.stack tr { display: block; padding: .5rem 0; border-bottom: 1px solid var(--line); }
+  table.stack td { display: block; border: 0; padding: .15rem 0; }
+  table.stack td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85rem; }
   table.keys thead, table.history thead { position: absolute; left: -999px; }
   table.keys tr, table.history tr { display: grid; grid-template-columns: auto 1fr; gap: 0 .75rem; padding: .5rem 0;
     border-bottom: 1px solid var(--line); }

@@ -22,6 +22,8 @@ import { signInPage } from './sign-in.js';
 import { signOut } from './sign-out.js';
 import { signUpPage } from './sign-up.js';
 import { usagePage } from './usage.js';
+import { webhookPage } from './webhook.js';
+import { webhooksPage } from './webhooks.js';
 
 // The developers' console under /console: server-rendered pages over the same
 // actions as the API. Every page gets the headers below; a route marked
@@ -147,4 +149,6 @@ export async function consoleApp(app: FastifyInstance): Promise<void> {
   cancelPausePage(app);
   keysPage(app);
   usagePage(app);
+  webhooksPage(app);
+  webhookPage(app);
 }

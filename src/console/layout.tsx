@@ -4,7 +4,7 @@ import type { SignedIn } from './session.js';
 // The frame of every console page. Hono's JSX renders to a string and escapes
 // every value it is given: no page builds HTML by concatenation.
 
-export type Section = 'pauses' | 'keys' | 'usage';
+export type Section = 'pauses' | 'webhooks' | 'keys' | 'usage';
 
 export interface LayoutProps {
   title: string;
@@ -40,6 +40,9 @@ export function Layout({ title, signedIn, section, narrow, children }: LayoutPro
                 <nav class="main" aria-label="Console">
                   <a href="/console/pauses" aria-current={section === 'pauses' ? 'page' : undefined}>
                     Pauses
+                  </a>
+                  <a href="/console/webhooks" aria-current={section === 'webhooks' ? 'page' : undefined}>
+                    Webhooks
                   </a>
                   <a href="/console/keys" aria-current={section === 'keys' ? 'page' : undefined}>
                     Keys
@@ -83,6 +86,15 @@ export const Time = ({ at }: { at: string }) => (
   <time datetime={at} data-relative="">
     {`${at.slice(0, 10)} ${at.slice(11, 16)} UTC`}
   </time>
+);
+
+/** A value with a Copy button (added by the page's script: data-copy). */
+export const Copyable = ({ value, label }: { value: string; label: string }) => (
+  <p class="copy">
+    <code data-copy="" data-copy-label={label}>
+      {value}
+    </code>
+  </p>
 );
 
 export const Notice = ({ kind, children }: { kind: 'ok' | 'error'; children?: Child }) => (

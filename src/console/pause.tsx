@@ -2,12 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import type { PresentedPause } from '../actions/present-pause.js';
 import { readOwnedPause } from '../actions/read-pauses.js';
 import { pauseTimeline, type TimelineEntry } from '../actions/timeline.js';
+import { listOwnedPauseDeliveries } from '../actions/webhooks.js';
 import type { ServiceContext } from '../context.js';
 import type { Mode } from '../domain/keys.js';
-import { ApiError } from '../errors.js';
-import { documentOf, ErrorPage, Layout, Notice, Time } from './layout.js';
+import type { DeliveryOfPause } from '../store/deliveries.js';
+import { Copyable, documentOf, ErrorPage, Layout, Notice, Time } from './layout.js';
+import { inEitherMode } from './lists.js';
 import { listHref, modeOf, StatusBadge } from './pauses.js';
 import { type SignedIn, signedInOf } from './session.js';
+import { DeliveryCells } from './webhook.js';
+import { webhookHref } from './webhooks.js';
 
 // One pause: the question, its outcome, the links to answer it, reviewers and
 // their votes, notifications and the timeline, read through the same actions
@@ -20,28 +24,13 @@ export async function findOwnedPause(
   id: string,
   hint: Mode,
 ): Promise<PresentedPause | undefined> {
-  for (const mode of hint === 'live' ? (['live', 'test'] as const) : (['test', 'live'] as const)) {
-    try {
-      return await readOwnedPause(services, { developerId, mode }, id);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.code !== 'not_found') throw error;
-    }
-  }
-  return undefined;
+  return inEitherMode(hint, (mode) => readOwnedPause(services, { developerId, mode }, id));
 }
 
 export const notFoundPage = (signedIn: SignedIn | undefined) =>
   documentOf(
     <ErrorPage title="Pause not found" message="There is no such pause in your account." signedIn={signedIn} />,
   );
-
-const Copyable = ({ value, label }: { value: string; label: string }) => (
-  <p class="copy">
-    <code data-copy="" data-copy-label={label}>
-      {value}
-    </code>
-  </p>
-);
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 
@@ -90,12 +79,13 @@ interface PauseProps {
   signedIn: SignedIn;
   pause: PresentedPause;
   timeline: TimelineEntry[];
+  deliveries: DeliveryOfPause[];
   apiUrl: string;
   notice?: string;
   error?: string;
 }
 
-export function PauseView({ signedIn, pause, timeline, apiUrl, notice, error }: PauseProps) {
+export function PauseView({ signedIn, pause, timeline, deliveries, apiUrl, notice, error }: PauseProps) {
   const listLink = listHref({ mode: pause.mode });
   return (
     <Layout title={pause.title} signedIn={signedIn} section="pauses">
@@ -260,6 +250,38 @@ export function PauseView({ signedIn, pause, timeline, apiUrl, notice, error }: 
           </section>
         </div>
       </div>
+      <section class="card" aria-labelledby="deliveries">
+        <h2 id="deliveries">Webhook deliveries</h2>
+        {deliveries.length === 0 ? (
+          <p class="muted">None: no webhook of this mode was subscribed to this pause's events.</p>
+        ) : (
+          <table class="stack">
+            <caption class="muted">The deliveries of this pause's events, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Webhook</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last result</th>
+              </tr>
+            </thead>
+            <tbody>
+              {deliveries.map((delivery) => (
+                <tr>
+                  <td data-label="Event">{delivery.type}</td>
+                  <td data-label="Webhook" class="title">
+                    <a href={`${webhookHref({ id: delivery.webhook_id, mode: pause.mode })}#${delivery.id}`}>
+                      {delivery.url}
+                    </a>
+                  </td>
+                  <DeliveryCells delivery={delivery} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
     </Layout>
   );
 }
@@ -270,9 +292,22 @@ export async function renderPause(
   pause: PresentedPause,
   messages: { notice?: string; error?: string } = {},
 ): Promise<string> {
-  const timeline = await pauseTimeline(services, { developerId: signedIn.developer.id, mode: pause.mode }, pause.id);
+  const owner = { developerId: signedIn.developer.id, mode: pause.mode };
+  const [timeline, deliveries] = await Promise.all([
+    pauseTimeline(services, owner, pause.id),
+    listOwnedPauseDeliveries(services, owner, pause.id),
+  ]);
   const apiUrl = `${services.publicBaseUrl}/v1/pause/${pause.id}`;
-  return documentOf(<PauseView signedIn={signedIn} pause={pause} timeline={timeline} apiUrl={apiUrl} {...messages} />);
+  return documentOf(
+    <PauseView
+      signedIn={signedIn}
+      pause={pause}
+      timeline={timeline}
+      deliveries={deliveries}
+      apiUrl={apiUrl}
+      {...messages}
+    />,
+  );
 }
 
 export function pausePage(app: FastifyInstance): void {

@@ -1,8 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { Claim } from './outbox.js';
+import type { Owner } from './pauses.js';
 import { prepared } from './prepared.js';
-import type { Database, DeliveriesTable, EventsTable } from './schema.js';
+import type { Database, DeliveriesTable, DeliveryStatus, EventsTable } from './schema.js';
 import type { Store } from './store.js';
 
 // Webhook deliveries: written with their event (fan-out), claimed by workers,
@@ -108,14 +109,15 @@ const withEvent = (db: Kysely<Database>) =>
     .selectAll('deliveries')
     .select(['events.type', 'events.pause_id']);
 
-/** A page of a webhook's deliveries, newest first. */
+/** A page of a webhook's deliveries, newest first; only those of `status` when given. */
 export async function listDeliveries(
   store: Store,
-  input: { webhookId: string; limit: number; startingAfter?: string },
+  input: { webhookId: string; limit: number; startingAfter?: string | undefined; status?: DeliveryStatus | undefined },
   trx: Kysely<Database> = store.db,
 ): Promise<{ rows: DeliveryOfWebhook[]; hasMore: boolean }> {
   let query = withEvent(trx).where('deliveries.webhook_id', '=', input.webhookId);
   if (input.startingAfter) query = query.where('deliveries.id', '<', input.startingAfter);
+  if (input.status) query = query.where('deliveries.status', '=', input.status);
   const rows = await query
     .orderBy('deliveries.id', 'desc')
     .limit(input.limit + 1)
@@ -132,3 +134,31 @@ export const getDelivery = (
     .where('deliveries.id', '=', input.deliveryId)
     .where('deliveries.webhook_id', '=', input.webhookId)
     .executeTakeFirst();
+
+/** A delivery of one of a pause's events, with its webhook's URL. */
+export type DeliveryOfPause = DeliveryOfWebhook & { url: string };
+
+/**
+ * The deliveries of the owner's pause's events, oldest first: its events by
+ * `events_by_pause` (pause_id leads), their deliveries by `deliveries_by_event`.
+ */
+export const pauseDeliveriesQuery = (db: Kysely<Database>, owner: Owner, pauseId: string) =>
+  db
+    .selectFrom('events')
+    .innerJoin('deliveries', 'deliveries.event_id', 'events.id')
+    .innerJoin('webhooks', 'webhooks.id', 'deliveries.webhook_id')
+    .selectAll('deliveries')
+    .select(['events.type', 'events.pause_id', 'webhooks.url'])
+    .where('events.pause_id', '=', pauseId)
+    .where('events.mode', '=', owner.mode)
+    // The owner on the delivery (the same as its event's, by fanOut): on the
+    // event, SQLite would pick the owner's time index and read all their events.
+    .where('deliveries.developer_id', '=', owner.developerId)
+    .orderBy('deliveries.id');
+
+export const listPauseDeliveries = (
+  store: Store,
+  owner: Owner,
+  pauseId: string,
+  trx: Kysely<Database> = store.db,
+): Promise<DeliveryOfPause[]> => pauseDeliveriesQuery(trx, owner, pauseId).execute();

@@ -16,6 +16,16 @@ export const listWebhooks = (store: Store, owner: Owner, trx: Kysely<Database> =
     .orderBy('id', 'desc')
     .execute();
 
+/** The owner's webhook of that id in its mode (without its secret), or undefined. */
+export const getOwnedWebhook = (store: Store, owner: Owner, webhookId: string, trx: Kysely<Database> = store.db) =>
+  trx
+    .selectFrom('webhooks')
+    .select(['id', 'mode', 'url', 'events', 'created_at'])
+    .where('id', '=', webhookId)
+    .where('developer_id', '=', owner.developerId)
+    .where('mode', '=', owner.mode)
+    .executeTakeFirst();
+
 /** Whether the webhook exists and is this owner's (developer and mode). */
 export async function isOwnedWebhook(
   store: Store,

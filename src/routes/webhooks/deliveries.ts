@@ -1,13 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { isoTime } from '../../domain/clock.js';
-import type { Mode } from '../../domain/keys.js';
-import { ApiError, notFound } from '../../errors.js';
-import { keyHolderOf, type Principal } from '../../http/auth.js';
+import { listWebhookDeliveries, redeliver } from '../../actions/webhooks.js';
+import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
-import { getDelivery, listDeliveries } from '../../store/deliveries.js';
-import { announceQueued, requeueFailed } from '../../store/outbox.js';
-import { isOwnedWebhook } from '../../store/webhooks.js';
 import { DeliveryObject, presentDelivery, WebhookIdParams } from './schemas.js';
 
 const DeliveryList = Type.Object({
@@ -17,12 +12,6 @@ const DeliveryList = Type.Object({
 });
 
 export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, clock, signals } = app.services;
-
-  async function requireWebhook(holder: Principal & { mode: Mode }, webhookId: string) {
-    if (!(await isOwnedWebhook(store, holder, webhookId))) throw notFound('Webhook');
-  }
-
   app.get(
     '/webhooks/:webhook_id/deliveries',
     {
@@ -41,13 +30,12 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const holder = keyHolderOf(request);
-      await requireWebhook(holder, request.params.webhook_id);
-      const { rows, hasMore } = await listDeliveries(store, {
-        webhookId: request.params.webhook_id,
-        limit: request.query.limit ?? 20,
-        startingAfter: request.query.starting_after,
-      });
+      const { rows, hasMore } = await listWebhookDeliveries(
+        app.services,
+        keyHolderOf(request),
+        request.params.webhook_id,
+        { limit: request.query.limit ?? 20, startingAfter: request.query.starting_after },
+      );
       return { object: 'list' as const, data: rows.map(presentDelivery), has_more: hasMore };
     },
   );
@@ -66,23 +54,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const holder = keyHolderOf(request);
       const { webhook_id, delivery_id } = request.params;
-      await requireWebhook(holder, webhook_id);
-      const find = () => getDelivery(store, { webhookId: webhook_id, deliveryId: delivery_id });
-      const existing = await find();
-      if (!existing) throw notFound('Delivery');
-      if (!(await requeueFailed(store, 'deliveries', delivery_id, isoTime(clock.now())))) {
-        throw new ApiError(
-          'delivery_not_failed',
-          `Only a failed delivery can be retried; this one is ${existing.status}.`,
-        );
-      }
-      await announceQueued(store);
-      signals.queued();
-      const requeued = await find();
-      if (!requeued) throw notFound('Delivery');
-      return presentDelivery(requeued);
+      return presentDelivery(await redeliver(app.services, keyHolderOf(request), webhook_id, delivery_id));
     },
   );
 };

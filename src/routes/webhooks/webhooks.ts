@@ -1,20 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { isoTime } from '../../domain/clock.js';
-import { EVENT_TYPES } from '../../domain/events.js';
-import { newId } from '../../domain/ids.js';
-import { seal } from '../../domain/sealed.js';
-import { ApiError, notFound } from '../../errors.js';
+import { listOwnedWebhooks, registerWebhook, removeOwnedWebhook } from '../../actions/webhooks.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
-import { checkWebhookUrl } from '../../net/address-policy.js';
-import { deleteWebhook, insertWebhookUnderCap, listWebhooks } from '../../store/webhooks.js';
 import { presentWebhook, WebhookIdParams, WebhookObject } from './schemas.js';
 
-export const MAX_WEBHOOKS = 20;
-export const MIN_SECRET_LENGTH = 16;
-
-// Types only: the rules themselves are checked in the handler, so each
+// Types only: the rules themselves are checked in registerWebhook, so each
 // failure gets its own code (invalid_webhook_url, invalid_events, invalid_secret).
 const RegisterWebhook = Type.Object(
   {
@@ -34,8 +25,6 @@ const WebhookList = Type.Object({
 const Deleted = Type.Object({ id: Type.String(), object: Type.Literal('webhook'), deleted: Type.Literal(true) });
 
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, clock, config, keys } = app.services;
-
   app.post(
     '/webhooks',
     {
@@ -47,37 +36,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const holder = keyHolderOf(request);
-      const { url, events, secret } = request.body;
-      if (events.length === 0 || new Set(events).size !== events.length) {
-        throw new ApiError('invalid_events', 'events must list one or more event types, each once.');
-      }
-      const unknown = events.filter((event) => !(EVENT_TYPES as readonly string[]).includes(event));
-      if (unknown.length > 0) {
-        throw new ApiError(
-          'invalid_events',
-          `Unknown event types: ${unknown.join(', ')}. Use ${EVENT_TYPES.join(', ')}.`,
-        );
-      }
-      if (secret.length < MIN_SECRET_LENGTH) {
-        throw new ApiError('invalid_secret', `secret must be at least ${MIN_SECRET_LENGTH} characters of random data.`);
-      }
-      const checked = await checkWebhookUrl(url, { allowedNetworks: config.webhookAllowedNetworks });
-      if (!checked.ok) throw new ApiError('invalid_webhook_url', checked.reason);
-
-      const row = {
-        id: newId('wh'),
-        developer_id: holder.developerId,
-        mode: holder.mode,
-        url: checked.url.toString(),
-        events: JSON.stringify(events),
-        secret_sealed: seal(keys.atRest, secret),
-        created_at: isoTime(clock.now()),
-      };
-      if (!(await insertWebhookUnderCap(store, row, MAX_WEBHOOKS))) {
-        throw new ApiError('invalid_request', `A ${holder.mode} account has at most ${MAX_WEBHOOKS} webhooks.`);
-      }
-      return reply.code(201).send(presentWebhook(row));
+      const webhook = await registerWebhook(app.services, keyHolderOf(request), request.body);
+      return reply.code(201).send(presentWebhook(webhook));
     },
   );
 
@@ -91,8 +51,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const holder = keyHolderOf(request);
-      const rows = await listWebhooks(store, holder);
+      const rows = await listOwnedWebhooks(app.services, keyHolderOf(request));
       return { object: 'list' as const, data: rows.map(presentWebhook), has_more: false };
     },
   );
@@ -108,8 +67,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const holder = keyHolderOf(request);
-      if (!(await deleteWebhook(store, holder, request.params.webhook_id))) throw notFound('Webhook');
+      await removeOwnedWebhook(app.services, keyHolderOf(request), request.params.webhook_id);
       return { id: request.params.webhook_id, object: 'webhook' as const, deleted: true as const };
     },
   );

@@ -1,0 +1,174 @@
+import type { ServiceContext } from '../context.js';
+import { isoTime } from '../domain/clock.js';
+import { EVENT_TYPES } from '../domain/events.js';
+import { newId } from '../domain/ids.js';
+import { seal } from '../domain/sealed.js';
+import { MAX_WEBHOOKS, MIN_WEBHOOK_SECRET_LENGTH } from '../domain/webhooks.js';
+import { ApiError, notFound } from '../errors.js';
+import { checkWebhookUrl } from '../net/address-policy.js';
+import {
+  type DeliveryOfPause,
+  type DeliveryOfWebhook,
+  getDelivery,
+  listDeliveries,
+  listPauseDeliveries,
+} from '../store/deliveries.js';
+import { isUniqueViolation } from '../store/errors.js';
+import { announceQueued, requeueFailed } from '../store/outbox.js';
+import type { Owner } from '../store/pauses.js';
+import type { DeliveryStatus, WebhooksTable } from '../store/schema.js';
+import {
+  deleteWebhook,
+  getOwnedWebhook,
+  insertWebhookUnderCap,
+  isOwnedWebhook,
+  listWebhooks,
+} from '../store/webhooks.js';
+
+// A developer's webhooks and their deliveries, for the API (/v1/webhooks…)
+// and the console alike: registering one (its rules and cap), listing,
+// removing, a webhook's delivery log, a pause's deliveries, and sending a
+// failed delivery again.
+
+/** A webhook as its owner sees it: never its secret. */
+export type OwnedWebhook = Omit<WebhooksTable, 'secret_sealed' | 'developer_id'>;
+
+export interface WebhookRegistration {
+  url: string;
+  events: string[];
+  secret: string;
+}
+
+/**
+ * Registers a webhook for the owner after checking the events, the secret,
+ * the URL (https and public, unless WEBHOOK_ALLOWED_NETWORKS says otherwise)
+ * and the cap; an ApiError says which rule failed. `options.id` (a form's,
+ * made when it was shown) makes a form sent twice add one webhook: the second
+ * time is refused.
+ */
+export async function registerWebhook(
+  services: Pick<ServiceContext, 'store' | 'clock' | 'config' | 'keys'>,
+  owner: Owner,
+  registration: WebhookRegistration,
+  options: { id?: string } = {},
+): Promise<OwnedWebhook> {
+  const { store, clock, config, keys } = services;
+  const { url, events, secret } = registration;
+  if (events.length === 0 || new Set(events).size !== events.length) {
+    throw new ApiError('invalid_events', 'events must list one or more event types, each once.');
+  }
+  const unknown = events.filter((event) => !(EVENT_TYPES as readonly string[]).includes(event));
+  if (unknown.length > 0) {
+    throw new ApiError('invalid_events', `Unknown event types: ${unknown.join(', ')}. Use ${EVENT_TYPES.join(', ')}.`);
+  }
+  if (secret.length < MIN_WEBHOOK_SECRET_LENGTH) {
+    throw new ApiError(
+      'invalid_secret',
+      `secret must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters of random data.`,
+    );
+  }
+  const checked = await checkWebhookUrl(url, { allowedNetworks: config.webhookAllowedNetworks });
+  if (!checked.ok) throw new ApiError('invalid_webhook_url', checked.reason);
+
+  const row = {
+    id: options.id ?? newId('wh'),
+    developer_id: owner.developerId,
+    mode: owner.mode,
+    url: checked.url.toString(),
+    events: JSON.stringify(events),
+    secret_sealed: seal(keys.atRest, secret),
+    created_at: isoTime(clock.now()),
+  };
+  let added: boolean;
+  try {
+    added = await insertWebhookUnderCap(store, row, MAX_WEBHOOKS);
+  } catch (error) {
+    if (options.id === undefined || !isUniqueViolation(error)) throw error;
+    throw new ApiError('invalid_request', 'This form was sent already: the webhook was added then.');
+  }
+  if (!added) {
+    throw new ApiError('invalid_request', `A ${owner.mode} account has at most ${MAX_WEBHOOKS} webhooks.`);
+  }
+  const { secret_sealed: _sealed, developer_id: _developer, ...owned } = row;
+  return owned;
+}
+
+/** The owner's webhooks in its mode, newest first. */
+export const listOwnedWebhooks = (services: Pick<ServiceContext, 'store'>, owner: Owner): Promise<OwnedWebhook[]> =>
+  listWebhooks(services.store, owner);
+
+/** The owner's webhook (404 if it is not theirs, or of the other mode). */
+export async function readOwnedWebhook(
+  services: Pick<ServiceContext, 'store'>,
+  owner: Owner,
+  webhookId: string,
+): Promise<OwnedWebhook> {
+  const webhook = await getOwnedWebhook(services.store, owner, webhookId);
+  if (!webhook) throw notFound('Webhook');
+  return webhook;
+}
+
+/** Removes the owner's webhook and its deliveries (404 if it is not theirs). */
+export async function removeOwnedWebhook(
+  services: Pick<ServiceContext, 'store'>,
+  owner: Owner,
+  webhookId: string,
+): Promise<void> {
+  if (!(await deleteWebhook(services.store, owner, webhookId))) throw notFound('Webhook');
+}
+
+async function requireWebhook(services: Pick<ServiceContext, 'store'>, owner: Owner, webhookId: string) {
+  if (!(await isOwnedWebhook(services.store, owner, webhookId))) throw notFound('Webhook');
+}
+
+export interface DeliveryListRequest {
+  /** Page size, 1–100 (checked by the caller). */
+  limit: number;
+  /** A delivery id: the page after it. */
+  startingAfter?: string | undefined;
+  status?: DeliveryStatus | undefined;
+}
+
+/** A page of the owner's webhook's deliveries, newest first (404 if the webhook is not theirs). */
+export async function listWebhookDeliveries(
+  services: Pick<ServiceContext, 'store'>,
+  owner: Owner,
+  webhookId: string,
+  request: DeliveryListRequest,
+): Promise<{ rows: DeliveryOfWebhook[]; hasMore: boolean }> {
+  await requireWebhook(services, owner, webhookId);
+  return listDeliveries(services.store, { webhookId, ...request });
+}
+
+/**
+ * Queues a failed delivery again (same body, same signature, attempts from
+ * zero) and wakes the workers; 404 if the webhook or delivery is not the
+ * owner's, 409 when the delivery has not failed.
+ */
+export async function redeliver(
+  services: Pick<ServiceContext, 'store' | 'clock' | 'signals'>,
+  owner: Owner,
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryOfWebhook> {
+  const { store, clock, signals } = services;
+  await requireWebhook(services, owner, webhookId);
+  const find = () => getDelivery(store, { webhookId, deliveryId });
+  const existing = await find();
+  if (!existing) throw notFound('Delivery');
+  if (!(await requeueFailed(store, 'deliveries', deliveryId, isoTime(clock.now())))) {
+    throw new ApiError('delivery_not_failed', `Only a failed delivery can be retried; this one is ${existing.status}.`);
+  }
+  await announceQueued(store);
+  signals.queued();
+  const requeued = await find();
+  if (!requeued) throw notFound('Delivery');
+  return requeued;
+}
+
+/** The deliveries of the owner's pause's events, oldest first (none for another owner's pause). */
+export const listOwnedPauseDeliveries = (
+  services: Pick<ServiceContext, 'store'>,
+  owner: Owner,
+  pauseId: string,
+): Promise<DeliveryOfPause[]> => listPauseDeliveries(services.store, owner, pauseId);
