@@ -9,6 +9,7 @@ import * as fairClaims from './0007_fair_claims.js';
 import * as reviewers from './0008_reviewers.js';
 import * as consoleSessions from './0009_console_sessions.js';
 import * as eventIndexes from './0010_event_indexes.js';
+import * as inbox from './0011_inbox.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_reviewers': reviewers,
   '0009_console_sessions': consoleSessions,
   '0010_event_indexes': eventIndexes,
+  '0011_inbox': inbox,
 };
