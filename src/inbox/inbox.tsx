@@ -32,7 +32,8 @@ function outcomeOf(vote: CastVote): string {
 function VotesTable({ votes }: { votes: CastVote[] }) {
   if (votes.length === 0) return <p class="empty">You have not voted on anything yet.</p>;
   return (
-    <div class="table-wrap">
+    // Scrolls sideways on a narrow screen: focusable, so the keyboard can scroll it too.
+    <section class="table-wrap" tabindex={0} aria-label="Your votes">
       <table>
         <caption>Your votes, newest first</caption>
         <thead>
@@ -56,7 +57,7 @@ function VotesTable({ votes }: { votes: CastVote[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 

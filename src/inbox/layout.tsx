@@ -96,13 +96,15 @@ input[type=email] { width: 100%; min-height: 2.75rem; padding: .6rem .7rem; font
   background: transparent; border: 1px solid var(--line); border-radius: 8px; margin: 0 0 1rem; }
 input:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 a { color: var(--accent); }
+main p { overflow-wrap: anywhere; }
 h2 { font-size: 1.2rem; margin: 2rem 0 .75rem; }
 h3 { margin: 0 0 .5rem; font-size: 1.15rem; overflow-wrap: anywhere; }
 .stack > .card { margin: 0 0 1rem; }
 .empty { color: var(--muted); }
 .table-wrap { overflow-x: auto; }
 table { width: 100%; border-collapse: collapse; font-size: .95rem; }
+td time { white-space: normal; }
 caption { text-align: left; color: var(--muted); padding: 0 0 .5rem; }
 th, td { text-align: left; padding: .5rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top;
-  overflow-wrap: anywhere; }
+  overflow-wrap: break-word; }
 `;

@@ -29,8 +29,18 @@ function SignInPage({ error, email, signedOut }: { error?: string; email?: strin
       )}
       <form method="post" action="/inbox/sign-in" class="card">
         <label for="email">Your email address</label>
-        <input id="email" name="email" type="email" autocomplete="email" required value={email ?? ''} />
-        <p class="hint">We email you a link that signs you in. It works once, for 15 minutes.</p>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="email"
+          required
+          value={email ?? ''}
+          aria-describedby="email-hint"
+        />
+        <p class="hint" id="email-hint">
+          We email you a link that signs you in. It works once, for 15 minutes.
+        </p>
         <button type="submit" class="primary">
           Email me a sign-in link
         </button>
