@@ -4,13 +4,12 @@ import { sha256Hex } from '../domain/crypto.js';
 import { reviewerToken } from '../domain/response-token.js';
 import { ApiError } from '../errors.js';
 import { renderInboxLinkEmail } from '../messages/render.js';
+import { deleteSession } from '../store/console-sessions.js';
 import {
   type CastVote,
   consumeInboxLink,
   createInboxLink,
   createInboxSession,
-  deleteInboxSession,
-  extendInboxSession,
   findInboxSession,
   findUsableInboxLink,
   type InboxSession,
@@ -20,7 +19,7 @@ import {
   waitingForReviewer,
 } from '../store/inbox.js';
 import { type AnswerResult, type Question, questionFor, submitAnswer } from './answer-pause.js';
-import { CONSOLE_SESSION_EXTEND_EVERY_MS, CONSOLE_SESSION_IDLE_MS } from './console-sessions.js';
+import { CONSOLE_SESSION_IDLE_MS, keepAlive } from './console-sessions.js';
 
 // The reviewers' inbox: a reviewer signs in with a single-use link emailed to
 // them, then sees the live pauses that still wait for their vote and answers
@@ -79,7 +78,7 @@ export async function signInWithLink(
   const now = services.clock.now();
   const email = await consumeInboxLink(services.store, sha256Hex(token), isoTime(now));
   if (email === undefined) return undefined;
-  if (previous) await deleteInboxSession(services.store, previous.id);
+  if (previous) await deleteSession(services.store, 'inbox_sessions', previous.id);
   return createInboxSession(services.store, {
     email,
     now: isoTime(now),
@@ -92,18 +91,13 @@ export async function resumeInboxSession(
   services: Pick<ServiceContext, 'store' | 'clock'>,
   token: string,
 ): Promise<{ session: InboxSession } | undefined> {
-  const now = services.clock.now();
-  const session = await findInboxSession(services.store, sha256Hex(token), isoTime(now));
-  if (!session) return undefined;
-  if (now.getTime() - Date.parse(session.last_used_at) < CONSOLE_SESSION_EXTEND_EVERY_MS) return { session };
-  const expiresAt = isoTime(new Date(now.getTime() + INBOX_SESSION_IDLE_MS));
-  await extendInboxSession(services.store, { id: session.id, now: isoTime(now), expiresAt });
-  return { session: { ...session, last_used_at: isoTime(now), expires_at: expiresAt } };
+  const session = await findInboxSession(services.store, sha256Hex(token), isoTime(services.clock.now()));
+  return session && { session: await keepAlive(services, 'inbox_sessions', session) };
 }
 
 /** Ends the session everywhere. */
 export const endInboxSession = (services: Pick<ServiceContext, 'store'>, session: InboxSession) =>
-  deleteInboxSession(services.store, session.id);
+  deleteSession(services.store, 'inbox_sessions', session.id);
 
 export interface WaitingQuestion {
   pauseId: string;

@@ -93,23 +93,6 @@ export const findInboxSession = (store: Store, tokenHash: string, now: string) =
     .where('expires_at', '>', now)
     .executeTakeFirst() as Promise<InboxSession | undefined>;
 
-/** Moves an unexpired session's idle expiry on. */
-export async function extendInboxSession(
-  store: Store,
-  input: { id: string; now: string; expiresAt: string },
-): Promise<void> {
-  await store.db
-    .updateTable('inbox_sessions')
-    .set({ last_used_at: input.now, expires_at: input.expiresAt })
-    .where('id', '=', input.id)
-    .where('expires_at', '>', input.now)
-    .execute();
-}
-
-export async function deleteInboxSession(store: Store, id: string): Promise<void> {
-  await store.db.deleteFrom('inbox_sessions').where('id', '=', id).execute();
-}
-
 /** Whether any live pause names this address as a reviewer (by the reviewers_email index). */
 export async function isLiveReviewer(store: Store, email: string): Promise<boolean> {
   const row = await store.db

@@ -1,9 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { artifactsDir, launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
+import {
+  artifactsDir,
+  checkAccessibility,
+  launchBrowser,
+  openWatchedPage,
+  type WatchedPage,
+} from '../helpers/browser.js';
 import { call } from '../helpers/http.js';
 import { createPause } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -16,7 +20,6 @@ import { castVote } from '../helpers/votes.js';
 // (no serious or critical violation) and photographed on a phone and a
 // desktop into test-artifacts/.
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHONE = { width: 390, height: 800 };
 const DESKTOP = { width: 1280, height: 860 };
 
@@ -52,19 +55,6 @@ afterEach(async () => {
     await watched.close();
   }
 });
-
-async function checkAccessibility(page: Page, name: string): Promise<void> {
-  // Not addScriptTag: the page's CSP (rightly) blocks an inline script. A
-  // DevTools evaluation is not subject to it, and the page's own CSP stays on.
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document);
-    return result.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
-  });
-  expect(violations, name).toEqual([]);
-}
 
 /** axe, then a screenshot on a desktop and on a phone. */
 async function look(page: Page, name: string): Promise<void> {

@@ -1,9 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { artifactsDir, closeCleanPages, launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
+import {
+  artifactsDir,
+  checkAccessibility,
+  closeCleanPages,
+  launchBrowser,
+  openWatchedPage,
+  type WatchedPage,
+} from '../helpers/browser.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { nextLink } from '../helpers/inbox.js';
 import { createPause } from '../helpers/pauses.js';
@@ -16,7 +21,6 @@ import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
 // checked by axe-core (no serious or critical violation) and photographed on
 // a phone and a desktop into test-artifacts/.
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHONE = { width: 390, height: 800 };
 const DESKTOP = { width: 1280, height: 860 };
 
@@ -48,18 +52,6 @@ afterAll(async () => {
 afterEach(async () => {
   await closeCleanPages(opened.splice(0), new URL(service.url).origin, [410]);
 });
-
-async function checkAccessibility(page: Page, name: string): Promise<void> {
-  // A DevTools evaluation is not subject to the page's CSP, which stays on.
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document);
-    return result.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
-  });
-  expect(violations, name).toEqual([]);
-}
 
 /** axe on both sizes, a screenshot of each, and no sideways scrolling on the phone. */
 async function look(page: Page, name: string): Promise<void> {

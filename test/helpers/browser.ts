@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -71,4 +72,20 @@ export async function closeCleanPages(pages: WatchedPage[], origin: string, deli
     expect(watched.errors.filter((e) => !note.test(e))).toEqual([]);
     await watched.close();
   }
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core on the page as it is: fails on any serious or critical violation. */
+export async function checkAccessibility(page: Page, name: string): Promise<void> {
+  // Not addScriptTag: the page's CSP (rightly) blocks an inline script. A
+  // DevTools evaluation is not subject to it, and the page's own CSP stays on.
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document);
+    return result.violations
+      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
+  });
+  expect(violations, name).toEqual([]);
 }
