@@ -362,3 +362,33 @@ describe('sign-out', () => {
     expect(linksTo(smtp, me)).toHaveLength(1);
   });
 });
+
+describe('asking for links, behind a trusted proxy on a still clock', () => {
+  let limited: TestService;
+  const now = Date.parse('2031-05-10T12:00:00.000Z');
+  beforeAll(async () => {
+    limited = await startTestService({
+      env: { AUTH_RATE_LIMIT: '3/60', TRUST_PROXY: 'true' },
+      clock: { now: () => new Date(now) },
+    });
+  });
+  afterAll(() => limited?.destroy());
+
+  const ask = (email: string, ip: string) =>
+    new InboxClient(limited.url).post('/inbox/sign-in', { email }, { 'x-forwarded-for': ip });
+
+  it('is rate-limited per email address, whatever the client address', async () => {
+    const email = someone('flooded');
+    for (const ip of ['192.0.2.1', '192.0.2.2', '192.0.2.3']) expect((await ask(email, ip)).status).toBe(200);
+    const refused = await ask(email.toUpperCase(), '192.0.2.4');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('20');
+    expect(refused.text).toContain('Too many attempts');
+  });
+
+  it('is rate-limited per client address, whatever the email', async () => {
+    for (const n of [1, 2, 3]) expect((await ask(someone(`many${n}`), '198.51.100.7')).status).toBe(200);
+    expect((await ask(someone('many4'), '198.51.100.7')).status).toBe(429);
+    expect((await ask(someone('many5'), '198.51.100.8')).status).toBe(200);
+  });
+});
