@@ -34,30 +34,29 @@ export const INBOX_LIMIT = 100;
 
 const normal = (email: string) => email.trim().toLowerCase();
 
+type LinkServices = Pick<ServiceContext, 'store' | 'clock' | 'mailer' | 'publicBaseUrl' | 'logger'>;
+
 /**
- * Emails a sign-in link to an address that is a reviewer of any live pause,
- * when email is configured; does nothing for any other address. The caller
- * answers the same either way: the email goes out after this returns, so the
- * time taken does not tell either.
+ * Emails a sign-in link to an address that a live pause names as a reviewer,
+ * when email is configured; nothing for any other address. All of it happens
+ * after this returns, so the caller answers the same, in the same time,
+ * whatever the address.
  */
-export async function requestInboxLink(
-  services: Pick<ServiceContext, 'store' | 'clock' | 'mailer' | 'publicBaseUrl' | 'logger'>,
-  rawEmail: string,
-): Promise<void> {
+export function requestInboxLink(services: LinkServices, rawEmail: string): void {
+  sendInboxLink(services, normal(rawEmail)).catch((error: unknown) =>
+    services.logger.error({ err: error }, 'inbox link could not be sent'),
+  );
+}
+
+async function sendInboxLink(services: LinkServices, email: string): Promise<void> {
   const { mailer, store } = services;
-  const email = normal(rawEmail);
   if (!mailer || !(await isLiveReviewer(store, email))) return;
   const now = services.clock.now();
   const expiresAt = isoTime(new Date(now.getTime() + INBOX_LINK_MS));
   const token = await createInboxLink(store, { email, now: isoTime(now), expiresAt });
   const message = renderInboxLinkEmail({ linkUrl: `${services.publicBaseUrl}/inbox/link/${token}`, expiresAt });
-  void mailer.send(email, message).then(
-    (sent) => {
-      if (!sent.ok)
-        services.logger.warn({ status_code: sent.statusCode, error: sent.error }, 'inbox link email failed');
-    },
-    (error: unknown) => services.logger.warn({ err: error }, 'inbox link email failed'),
-  );
+  const sent = await mailer.send(email, message);
+  if (!sent.ok) services.logger.warn({ status_code: sent.statusCode, error: sent.error }, 'inbox link email failed');
 }
 
 /** Whether a link would still sign someone in; looking uses nothing up (mail scanners open links). */

@@ -80,7 +80,7 @@ export function signInPages(app: FastifyInstance): void {
     }
     // Per address, in the API's login back-off: nobody floods one inbox with links.
     await app.rateLimits.login.turn(`inbox:email:${email.toLowerCase()}`);
-    await requestInboxLink(app.services, email);
+    requestInboxLink(app.services, email);
     return html(reply).send(
       documentOf(
         <InboxMessage

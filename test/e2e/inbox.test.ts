@@ -114,6 +114,10 @@ describe('the sign-in link', () => {
     expect(again.text).toContain('This link does not work any more');
     expect(second.cookie).toBeUndefined();
     expect((await second.get(path)).status).toBe(410);
+    // Neither the link's token nor the session's is ever logged.
+    const logs = service.logs.join('\n');
+    expect(logs).not.toContain(path.split('/').pop()!);
+    expect(logs).not.toContain(first.cookie!.split('=')[1]!);
   });
 
   it('is used once when two requests race for it', async () => {
@@ -172,6 +176,24 @@ describe('the session', () => {
       cookie: `pausepoint_console=${token}`,
     });
     expect(asConsole.status).toBe(303);
+  });
+
+  it('is replaced at each sign-in: the session the browser had ends', async () => {
+    const reviewer = someone('rotate');
+    await livePause('Renew the certificate?', [reviewer]);
+    const client = new InboxClient(service.url);
+    await client.signInByEmail(reviewer, smtp);
+    const before = client.cookie!;
+    await client.signInByEmail(reviewer, smtp);
+    expect(client.cookie).not.toBe(before);
+    const rows = await service.store.db
+      .selectFrom('inbox_sessions')
+      .select('id')
+      .where('email', '=', reviewer)
+      .execute();
+    expect(rows).toHaveLength(1);
+    expect((await new InboxClient(service.url).get('/inbox', { cookie: before })).status).toBe(303);
+    expect((await client.get('/inbox')).status).toBe(200);
   });
 
   it('ends after 12 h without use', async () => {
