@@ -1,13 +1,6 @@
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import {
-  artifactsDir,
-  checkAccessibility,
-  launchBrowser,
-  openWatchedPage,
-  type WatchedPage,
-} from '../helpers/browser.js';
+import { DESKTOP, launchBrowser, lookAt, openWatchedPage, PHONE, type WatchedPage } from '../helpers/browser.js';
 import { call } from '../helpers/http.js';
 import { createPause } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -20,13 +13,9 @@ import { castVote } from '../helpers/votes.js';
 // (no serious or critical violation) and photographed on a phone and a
 // desktop into test-artifacts/.
 
-const PHONE = { width: 390, height: 800 };
-const DESKTOP = { width: 1280, height: 860 };
-
 let service: TestService;
 let smtp: SmtpReceiver;
 let browser: Browser;
-let artifacts: string;
 const opened: WatchedPage[] = [];
 
 beforeAll(async () => {
@@ -35,7 +24,6 @@ beforeAll(async () => {
     startTestService({ env: { SMTP_URL: smtp.url, EMAIL_FROM: 'approvals@example.com' } }),
     launchBrowser(),
   ]);
-  artifacts = artifactsDir();
 });
 
 afterAll(async () => {
@@ -57,15 +45,7 @@ afterEach(async () => {
 });
 
 /** axe, then a screenshot on a desktop and on a phone. */
-async function look(page: Page, name: string): Promise<void> {
-  await checkAccessibility(page, name);
-  await page.setViewportSize(DESKTOP);
-  await page.screenshot({ path: join(artifacts, `console-${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize(PHONE);
-  await page.screenshot({ path: join(artifacts, `console-${name}-phone.png`), fullPage: true });
-  await checkAccessibility(page, `${name} (phone)`);
-  await page.setViewportSize(DESKTOP);
-}
+const look = (page: Page, name: string) => lookAt(page, `console-${name}`);
 
 it('signs up, signs in, finds and cancels a pause, and signs out', async () => {
   const watched = await openWatchedPage(browser, { viewport: DESKTOP });

@@ -1,12 +1,12 @@
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import {
-  artifactsDir,
-  checkAccessibility,
   closeCleanPages,
+  DESKTOP,
   launchBrowser,
+  lookAt,
   openWatchedPage,
+  PHONE,
   type WatchedPage,
 } from '../helpers/browser.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
@@ -21,14 +21,10 @@ import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
 // checked by axe-core (no serious or critical violation) and photographed on
 // a phone and a desktop into test-artifacts/.
 
-const PHONE = { width: 390, height: 800 };
-const DESKTOP = { width: 1280, height: 860 };
-
 let service: TestService;
 let smtp: SmtpReceiver;
 let browser: Browser;
 let dev: Account;
-let artifacts: string;
 const opened: WatchedPage[] = [];
 
 beforeAll(async () => {
@@ -38,7 +34,6 @@ beforeAll(async () => {
     launchBrowser(),
   ]);
   dev = await registerAccount(service.url);
-  artifacts = artifactsDir();
 });
 
 afterAll(async () => {
@@ -55,15 +50,10 @@ afterEach(async () => {
 
 /** axe on both sizes, a screenshot of each, and no sideways scrolling on the phone. */
 async function look(page: Page, name: string): Promise<void> {
-  await page.setViewportSize(DESKTOP);
-  await checkAccessibility(page, name);
-  await page.screenshot({ path: join(artifacts, `inbox-${name}-desktop.png`), fullPage: true });
+  await lookAt(page, `inbox-${name}`);
   await page.setViewportSize(PHONE);
-  await page.screenshot({ path: join(artifacts, `inbox-${name}-phone.png`), fullPage: true });
-  await checkAccessibility(page, `${name} (phone)`);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits a phone`).toBeLessThanOrEqual(
-    PHONE.width,
-  );
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width, `${name} fits a phone`).toBeLessThanOrEqual(PHONE.width);
   await page.setViewportSize(DESKTOP);
 }
 

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -88,4 +89,23 @@ export async function checkAccessibility(page: Page, name: string): Promise<void
       .map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
   });
   expect(violations, name).toEqual([]);
+}
+
+export const PHONE = { width: 390, height: 800 };
+export const DESKTOP = { width: 1280, height: 860 };
+
+/**
+ * axe-core on a desktop and on a phone, and a full-page screenshot of each
+ * into artifactsDir() as `{name}-desktop.png` and `{name}-phone.png`; the page
+ * is left at the desktop size.
+ */
+export async function lookAt(page: Page, name: string): Promise<void> {
+  const artifacts = artifactsDir();
+  await page.setViewportSize(DESKTOP);
+  await checkAccessibility(page, name);
+  await page.screenshot({ path: join(artifacts, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: join(artifacts, `${name}-phone.png`), fullPage: true });
+  await checkAccessibility(page, `${name} (phone)`);
+  await page.setViewportSize(DESKTOP);
 }
