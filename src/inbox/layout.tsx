@@ -1,5 +1,6 @@
 import type { Child } from 'hono/jsx';
 import type { InboxSession } from '../store/inbox.js';
+import { WhoAndSignOut } from '../web/layout.js';
 
 // The frame of every inbox page: the response page's stylesheet (the inbox
 // shows the same vote form) and a few lines of its own. No script: every
@@ -35,17 +36,7 @@ export function InboxLayout({
           <a class="brand" href="/inbox">
             pausepoint inbox
           </a>
-          {signedIn && (
-            <div class="who">
-              <span>{signedIn.session.email}</span>
-              <form method="post" action="/inbox/sign-out">
-                <input type="hidden" name="csrf" value={signedIn.csrf} />
-                <button type="submit" class="small">
-                  Sign out
-                </button>
-              </form>
-            </div>
-          )}
+          {signedIn && <WhoAndSignOut email={signedIn.session.email} action="/inbox/sign-out" csrf={signedIn.csrf} />}
         </header>
         <main id="content">
           {children}
