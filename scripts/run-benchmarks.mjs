@@ -13,6 +13,7 @@ const benchmarks = [
   ['api', 'bench/api-throughput.ts'],
   ['lag', 'bench/timeout-lag.ts'],
   ['webhooks', 'bench/webhook-delivery.ts'],
+  ['console', 'bench/console-pages.ts'],
 ];
 const extraArgs = process.argv.slice(2);
 

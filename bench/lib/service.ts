@@ -195,26 +195,27 @@ export async function startService(options: {
 
 export interface Account {
   developerId: string;
+  email: string;
+  password: string;
   testKey: string;
   liveKey: string;
 }
 
 /** POST /v1/auth/register with a fresh email. */
 export async function register(baseUrl: string): Promise<Account> {
+  const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
+  const password = 'benchmark-password';
   const response = await fetch(`${baseUrl}/v1/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email: `bench-${randomBytes(4).toString('hex')}@example.com`,
-      password: 'benchmark-password',
-    }),
+    body: JSON.stringify({ email, password }),
     signal: AbortSignal.timeout(10_000),
   });
   const body = (await response.json()) as { developer?: { id: string }; keys?: { live: string; test: string } };
   if (response.status !== 201 || !body.developer || !body.keys) {
     throw new Error(`register answered ${response.status}: ${JSON.stringify(body)}`);
   }
-  return { developerId: body.developer.id, testKey: body.keys.test, liveKey: body.keys.live };
+  return { developerId: body.developer.id, email, password, testKey: body.keys.test, liveKey: body.keys.live };
 }
 
 /** POST /v1/pause once, checked. */

@@ -1,7 +1,9 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { currentOutcome, type PauseStatus } from '../domain/pause.js';
+import { searchWords } from '../domain/search.js';
 import { notFound } from '../errors.js';
+import { searchPauses } from '../store/pause-search.js';
 import { countPendingPauses, getOwnedPause, listPauses, type Owner } from '../store/pauses.js';
 import { longPoll } from './long-poll.js';
 import { type PresentedPause, presentStoredPauses } from './present-pause.js';
@@ -62,6 +64,35 @@ export async function listOwnedPauses(
     now: isoTime(services.clock.now()),
   });
   return { data: await presentStoredPauses(services, rows), hasMore };
+}
+
+export interface PauseSearchRequest {
+  /** What was typed: its words must each start a word of the title. */
+  text: string;
+  status?: PauseStatus | undefined;
+  limit: number;
+  /** The `next` of the previous page. */
+  cursor?: string | undefined;
+}
+
+/**
+ * A page of the owner's pauses whose titles have the words searched for,
+ * newest first, through the text index. Text without a word finds nothing.
+ */
+export async function searchOwnedPauses(
+  services: ReadServices,
+  owner: Owner,
+  request: PauseSearchRequest,
+): Promise<{ data: PresentedPause[]; next?: string | undefined }> {
+  const words = searchWords(request.text);
+  if (words.length === 0) return { data: [] };
+  const { rows, next } = await searchPauses(services.store, owner, {
+    words,
+    status: request.status,
+    limit: request.limit,
+    cursor: request.cursor,
+  });
+  return { data: await presentStoredPauses(services, rows), next };
 }
 
 /** How many of the owner's pauses wait for an answer (as the list's pending filter counts them). */

@@ -54,7 +54,8 @@ button:hover, .button:hover { filter: brightness(1.08); }
 .notice.ok { border-color: var(--ok); color: var(--ok); }
 .notice.error { border-color: var(--bad); color: var(--bad); }
 .toolbar { display: flex; flex-wrap: wrap; align-items: end; gap: .75rem 1.25rem; margin: 0 0 1rem; }
-.toolbar form { display: flex; align-items: end; gap: .5rem; margin: 0; }
+.toolbar form { display: flex; flex-wrap: wrap; align-items: end; gap: .5rem; margin: 0; max-width: 100%; }
+.toolbar input[type=search] { width: 14rem; max-width: 100%; }
 .switch { display: inline-flex; border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
 .switch a { padding: .5rem .9rem; text-decoration: none; color: var(--muted); font-weight: 600; }
 .switch a[aria-current="page"] { background: var(--accent); color: var(--accent-fg); }
@@ -87,6 +88,10 @@ ol.timeline .what { font-weight: 600; } ol.timeline .detail { color: var(--muted
 .grid { display: grid; gap: 0 1.25rem; }
 @media (min-width: 52rem) { .grid { grid-template-columns: 3fr 2fr; } }
 .keys code { font-size: .85rem; }
+.warning { color: var(--warn); font-weight: 600; }
+meter { display: block; width: 100%; height: 1.5rem; margin: .25rem 0; }
+.quota { margin: 0; } .quota strong { font-size: 1.25rem; color: var(--accent); }
+td.event { overflow-wrap: anywhere; }
 time { white-space: nowrap; }
 footer { max-width: 64rem; margin: 0 auto; padding: 0 1rem 2rem; color: var(--muted); font-size: .8rem; }
 @media (max-width: 40rem) {
@@ -94,6 +99,11 @@ footer { max-width: 64rem; margin: 0 auto; padding: 0 1rem 2rem; color: var(--mu
   table.pauses tr { display: grid; grid-template-columns: 1fr auto; padding: .5rem 0; border-bottom: 1px solid var(--line); }
   table.pauses td { border: 0; padding: .15rem 0; }
   table.pauses td.title { grid-column: 1 / -1; }
+  table.keys thead, table.history thead { position: absolute; left: -999px; }
+  table.keys tr, table.history tr { display: grid; grid-template-columns: auto 1fr; gap: 0 .75rem; padding: .5rem 0;
+    border-bottom: 1px solid var(--line); }
+  table.keys td, table.keys th, table.history td { border: 0; padding: .15rem 0; }
+  table.keys td:last-child, table.history td.event { grid-column: 1 / -1; }
 }
 `;
 
@@ -126,19 +136,43 @@ export const CONSOLE_JS = `
   refresh();
   setInterval(refresh, 30000);
 
+  // Counts that change while the page is open (the pending pauses): read
+  // again every 15 s while the page is shown, and when it comes back to view.
+  document.querySelectorAll('[data-live-count]').forEach(function (el) {
+    var url = el.getAttribute('data-live-count');
+    var number = el.querySelector('strong');
+    function update() {
+      if (document.hidden || !number) return;
+      fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (body) {
+          if (body && typeof body.pending === 'number' && number.textContent !== String(body.pending))
+            number.textContent = String(body.pending);
+        })
+        .catch(function () {});
+    }
+    setInterval(update, 15000);
+    document.addEventListener('visibilitychange', update);
+    window.addEventListener('focus', update);
+  });
+
   // Copy buttons: added only where the clipboard can be written.
   if (navigator.clipboard) {
     document.querySelectorAll('[data-copy]').forEach(function (el) {
       var button = document.createElement('button');
       button.type = 'button';
       button.className = 'small';
-      button.textContent = 'Copy';
       var label = el.getAttribute('data-copy-label');
-      if (label) button.setAttribute('aria-label', 'Copy ' + label);
+      // The accessible name holds the visible word, "Copy" or "Copied".
+      function show(word) {
+        button.textContent = word;
+        if (label) button.setAttribute('aria-label', word + ' ' + label);
+      }
+      show('Copy');
       button.addEventListener('click', function () {
         navigator.clipboard.writeText(el.textContent).then(function () {
-          button.textContent = 'Copied';
-          setTimeout(function () { button.textContent = 'Copy'; }, 1500);
+          show('Copied');
+          setTimeout(function () { show('Copy'); }, 1500);
         });
       });
       el.parentNode.insertBefore(button, el.nextSibling);

@@ -4,6 +4,7 @@ import { resumeConsoleSession } from '../actions/console-sessions.js';
 import { installPageGuard } from '../web/session.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { cancelPausePage } from './cancel-pause.js';
+import { keysPage } from './keys.js';
 import { documentOf, ErrorPage } from './layout.js';
 import { pausePage } from './pause.js';
 import { pausesPage } from './pauses.js';
@@ -11,6 +12,7 @@ import { CONSOLE_CSRF, consoleCookie, consoleSessions, signedInOf } from './sess
 import { signInPage } from './sign-in.js';
 import { signOut } from './sign-out.js';
 import { signUpPage } from './sign-up.js';
+import { usagePage } from './usage.js';
 
 // The developers' console under /console: server-rendered pages over the same
 // actions as the API. Every page gets the headers, session, CSRF and error
@@ -62,4 +64,6 @@ export async function consoleApp(app: FastifyInstance): Promise<void> {
   pausesPage(app);
   pausePage(app);
   cancelPausePage(app);
+  keysPage(app);
+  usagePage(app);
 }

@@ -5,7 +5,7 @@ import type { SignedIn } from './session.js';
 // The frame of every console page. Hono's JSX renders to a string and escapes
 // every value it is given: no page builds HTML by concatenation.
 
-export type Section = 'pauses';
+export type Section = 'pauses' | 'keys' | 'usage';
 
 export interface LayoutProps {
   title: string;
@@ -41,6 +41,12 @@ export function Layout({ title, signedIn, section, narrow, children }: LayoutPro
                 <nav class="main" aria-label="Console">
                   <a href="/console/pauses" aria-current={section === 'pauses' ? 'page' : undefined}>
                     Pauses
+                  </a>
+                  <a href="/console/keys" aria-current={section === 'keys' ? 'page' : undefined}>
+                    Keys
+                  </a>
+                  <a href="/console/usage" aria-current={section === 'usage' ? 'page' : undefined}>
+                    Usage
                   </a>
                 </nav>
                 <WhoAndSignOut email={signedIn.developer.email} action="/console/sign-out" csrf={signedIn.csrf} />

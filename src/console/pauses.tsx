@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { PresentedPause } from '../actions/present-pause.js';
-import { countOwnedPending, listOwnedPauses } from '../actions/read-pauses.js';
+import { countOwnedPending, listOwnedPauses, searchOwnedPauses } from '../actions/read-pauses.js';
 import type { Mode } from '../domain/keys.js';
 import type { PauseStatus } from '../domain/pause.js';
 import { documentOf, Layout, Time } from './layout.js';
@@ -8,7 +8,9 @@ import { type SignedIn, signedInOf } from './session.js';
 
 // The developer's pauses, newest first, through the same action as
 // GET /v1/pause: one mode at a time (live or test), an optional status, and
-// the API's cursor (the last id shown) for the next page.
+// the API's cursor (the last id shown) for the next page. With words to look
+// for in titles, the page comes from the title search instead, which pages
+// with a cursor of its own.
 
 export const PAGE_SIZE = 25;
 const STATUSES: readonly PauseStatus[] = ['pending', 'responded', 'timed_out', 'cancelled'];
@@ -26,17 +28,29 @@ interface ListQuery {
   mode: Mode;
   status?: PauseStatus | undefined;
   after?: string | undefined;
+  /** Words searched for in titles. */
+  q?: string | undefined;
+  /** The title search's cursor. */
+  cursor?: string | undefined;
 }
+
+/** What may be typed in the search box (titles are at most 200 characters). */
+const MAX_SEARCH_LENGTH = 200;
 
 /** The query string of a list page; each part only when it is not the default. */
 export function listHref(query: ListQuery): string {
   const params = new URLSearchParams();
   if (query.mode === 'test') params.set('mode', 'test');
+  if (query.q) params.set('q', query.q);
   if (query.status) params.set('status', query.status);
   if (query.after) params.set('after', query.after);
+  if (query.cursor) params.set('cursor', query.cursor);
   const search = params.toString();
   return `/console/pauses${search ? `?${search}` : ''}`;
 }
+
+/** The pending count alone, which the page's script fetches again now and then. */
+const pendingHref = (mode: Mode) => `/console/pauses/pending${mode === 'test' ? '?mode=test' : ''}`;
 
 export const pauseHref = (pause: { id: string; mode: Mode }) =>
   `/console/pauses/${pause.id}${pause.mode === 'test' ? '?mode=test' : ''}`;
@@ -49,12 +63,13 @@ interface PausesProps {
   signedIn: SignedIn;
   query: ListQuery;
   pauses: PresentedPause[];
-  hasMore: boolean;
+  /** The query of the next page, when there is one. */
+  next: ListQuery | undefined;
   pending: number;
 }
 
-function PausesPage({ signedIn, query, pauses, hasMore, pending }: PausesProps) {
-  const last = pauses[pauses.length - 1];
+function PausesPage({ signedIn, query, pauses, next, pending }: PausesProps) {
+  const paged = query.after !== undefined || query.cursor !== undefined;
   return (
     <Layout title="Pauses" signedIn={signedIn} section="pauses">
       <h1>Pauses</h1>
@@ -67,11 +82,22 @@ function PausesPage({ signedIn, query, pauses, hasMore, pending }: PausesProps) 
             Test
           </a>
         </nav>
-        <p class="count" id="pending-count">
+        <p class="count" id="pending-count" data-live-count={pendingHref(query.mode)} aria-live="polite">
           <strong>{pending}</strong> pending
         </p>
         <form method="get" action="/console/pauses">
           {query.mode === 'test' && <input type="hidden" name="mode" value="test" />}
+          <div>
+            <label for="q">Title</label>
+            <input
+              id="q"
+              name="q"
+              type="search"
+              value={query.q ?? ''}
+              maxlength={MAX_SEARCH_LENGTH}
+              placeholder="Words in the title"
+            />
+          </div>
           <div>
             <label for="status">Status</label>
             <select id="status" name="status">
@@ -89,18 +115,22 @@ function PausesPage({ signedIn, query, pauses, hasMore, pending }: PausesProps) 
       {pauses.length === 0 ? (
         <div class="card empty">
           <p>
-            {query.after
-              ? 'No more pauses.'
-              : query.status
-                ? `No ${STATUS_LABEL[query.status].toLowerCase()} ${query.mode} pauses.`
-                : `No ${query.mode} pauses yet. Create one with the API, the CLI or an SDK.`}
+            {next
+              ? 'None of the newest pauses whose titles match has this status. Older pauses may: look further back.'
+              : paged
+                ? 'No more pauses.'
+                : query.q
+                  ? `No ${query.status ? `${STATUS_LABEL[query.status].toLowerCase()} ` : ''}${query.mode} pauses with “${query.q}” in the title.`
+                  : query.status
+                    ? `No ${STATUS_LABEL[query.status].toLowerCase()} ${query.mode} pauses.`
+                    : `No ${query.mode} pauses yet. Create one with the API, the CLI or an SDK.`}
           </p>
         </div>
       ) : (
         <div class="card">
           <table class="pauses">
             <caption class="muted">
-              {`${query.mode === 'live' ? 'Live' : 'Test'} pauses${query.status ? `, ${STATUS_LABEL[query.status].toLowerCase()}` : ''}, newest first`}
+              {`${query.mode === 'live' ? 'Live' : 'Test'} pauses${query.status ? `, ${STATUS_LABEL[query.status].toLowerCase()}` : ''}${query.q ? `, titles with “${query.q}”` : ''}, newest first`}
             </caption>
             <thead>
               <tr>
@@ -128,9 +158,9 @@ function PausesPage({ signedIn, query, pauses, hasMore, pending }: PausesProps) 
         </div>
       )}
       <nav class="pager" aria-label="Pages">
-        {query.after ? <a href={listHref({ mode: query.mode, status: query.status })}>Newest</a> : <span />}
-        {hasMore && last && (
-          <a href={listHref({ ...query, after: last.id })} rel="next">
+        {paged ? <a href={listHref({ mode: query.mode, status: query.status, q: query.q })}>Newest</a> : <span />}
+        {next && (
+          <a href={listHref(next)} rel="next">
             Older pauses
           </a>
         )}
@@ -140,23 +170,40 @@ function PausesPage({ signedIn, query, pauses, hasMore, pending }: PausesProps) 
 }
 
 export function pausesPage(app: FastifyInstance): void {
+  app.get('/pauses/pending', { config: { console: 'signed-in' } }, async (request) => {
+    const signedIn = signedInOf(request)!;
+    const mode = modeOf((request.query as Record<string, unknown>).mode);
+    return { pending: await countOwnedPending(app.services, { developerId: signedIn.developer.id, mode }) };
+  });
+
   app.get('/pauses', { config: { console: 'signed-in' } }, async (request, reply) => {
     const signedIn = signedInOf(request)!;
     const raw = request.query as Record<string, unknown>;
+    const text = typeof raw.q === 'string' ? raw.q.trim().slice(0, MAX_SEARCH_LENGTH) : '';
     const query: ListQuery = {
       mode: modeOf(raw.mode),
       status: STATUSES.find((status) => status === raw.status),
-      after: typeof raw.after === 'string' && PAUSE_ID.test(raw.after) ? raw.after : undefined,
+      q: text || undefined,
     };
     const owner = { developerId: signedIn.developer.id, mode: query.mode };
-    const [{ data, hasMore }, pending] = await Promise.all([
-      listOwnedPauses(app.services, owner, { status: query.status, limit: PAGE_SIZE, startingAfter: query.after }),
-      countOwnedPending(app.services, owner),
-    ]);
+    const readPage = async (): Promise<{ pauses: PresentedPause[]; next: ListQuery | undefined }> => {
+      if (query.q) {
+        query.cursor = typeof raw.cursor === 'string' && raw.cursor.length <= 80 ? raw.cursor : undefined;
+        const page = await searchOwnedPauses(app.services, owner, { ...query, text: query.q, limit: PAGE_SIZE });
+        return { pauses: page.data, next: page.next ? { ...query, cursor: page.next } : undefined };
+      }
+      query.after = typeof raw.after === 'string' && PAUSE_ID.test(raw.after) ? raw.after : undefined;
+      const page = await listOwnedPauses(app.services, owner, {
+        ...query,
+        limit: PAGE_SIZE,
+        startingAfter: query.after,
+      });
+      const last = page.data[page.data.length - 1];
+      return { pauses: page.data, next: page.hasMore && last ? { ...query, after: last.id } : undefined };
+    };
+    const [{ pauses, next }, pending] = await Promise.all([readPage(), countOwnedPending(app.services, owner)]);
     return reply
       .type('text/html; charset=utf-8')
-      .send(
-        documentOf(<PausesPage signedIn={signedIn} query={query} pauses={data} hasMore={hasMore} pending={pending} />),
-      );
+      .send(documentOf(<PausesPage signedIn={signedIn} query={query} pauses={pauses} next={next} pending={pending} />));
   });
 }

@@ -94,13 +94,20 @@ export const findSession = (store: Store, tokenHash: string, now: string, trx: K
     .executeTakeFirst();
 
 /**
- * Replaces the developer's key of one mode. With `currentHash` the update only
- * happens if that key is still the active one, so of two racing rotations with
- * the same key exactly one wins. Returns null when nothing was replaced.
+ * Replaces the developer's key of one mode. With `currentHash` (or
+ * `currentPrefix`, the key a page showed) the update only happens if that key
+ * is still the active one, so of two racing rotations with the same key
+ * exactly one wins. Returns null when nothing was replaced.
  */
 export async function rotateKey(
   store: Store,
-  input: { developerId: string; mode: Mode; currentHash?: string; now: string },
+  input: {
+    developerId: string;
+    mode: Mode;
+    currentHash?: string | undefined;
+    currentPrefix?: string | undefined;
+    now: string;
+  },
 ): Promise<(KeySummary & { key: string }) | null> {
   const issued = issueApiKey(input.mode);
   return store.db.transaction().execute(async (trx) => {
@@ -110,6 +117,7 @@ export async function rotateKey(
       .where('developer_id', '=', input.developerId)
       .where('mode', '=', input.mode);
     if (input.currentHash) update = update.where('key_hash', '=', input.currentHash);
+    if (input.currentPrefix) update = update.where('prefix', '=', input.currentPrefix);
     const result = await update.executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return null;
     // Other instances drop the old key from their caches when this commits.

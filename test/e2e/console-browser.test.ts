@@ -1,6 +1,13 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { DESKTOP, launchBrowser, lookAt, openWatchedPage, PHONE, type WatchedPage } from '../helpers/browser.js';
+import {
+  DESKTOP,
+  launchBrowser,
+  lookAtConsolePage as look,
+  openWatchedPage,
+  PHONE,
+  type WatchedPage,
+} from '../helpers/browser.js';
 import { call } from '../helpers/http.js';
 import { createPause } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -43,9 +50,6 @@ afterEach(async () => {
     await watched.close();
   }
 });
-
-/** axe, then a screenshot on a desktop and on a phone. */
-const look = (page: Page, name: string) => lookAt(page, `console-${name}`);
 
 it('signs up, signs in, finds and cancels a pause, and signs out', async () => {
   const watched = await openWatchedPage(browser, { viewport: DESKTOP });
@@ -103,6 +107,14 @@ it('signs up, signs in, finds and cancels a pause, and signs out', async () => {
   await page.reload();
   await expect.poll(() => page.locator('#pending-count strong').textContent()).toBe('2');
   await look(page, 'pauses');
+
+  // The pending count follows without a reload when the page comes back to view.
+  const third = await createPause(service.url, live, { title: 'Rotate the signing key?' });
+  await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+  await expect.poll(() => page.locator('#pending-count strong').textContent()).toBe('3');
+  expect((await call(service.url, 'DELETE', `/v1/pause/${third.id}`, { token: live })).status).toBe(200);
+  await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+  await expect.poll(() => page.locator('#pending-count strong').textContent()).toBe('2');
 
   await page.getByRole('link', { name: 'Refund order #1042 (€249)?' }).click();
   await page.getByRole('heading', { name: 'Reviewers and votes' }).waitFor();

@@ -75,9 +75,12 @@ export async function closeCleanPages(pages: WatchedPage[], origin: string, deli
   }
 }
 
+export const PHONE = { width: 390, height: 800 };
+export const DESKTOP = { width: 1280, height: 860 };
+
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** axe-core on the page as it is: fails on any serious or critical violation. */
+/** Fails on any serious or critical axe-core violation on the page as it is now. */
 export async function checkAccessibility(page: Page, name: string): Promise<void> {
   // Not addScriptTag: the page's CSP (rightly) blocks an inline script. A
   // DevTools evaluation is not subject to it, and the page's own CSP stays on.
@@ -91,21 +94,23 @@ export async function checkAccessibility(page: Page, name: string): Promise<void
   expect(violations, name).toEqual([]);
 }
 
-export const PHONE = { width: 390, height: 800 };
-export const DESKTOP = { width: 1280, height: 860 };
-
 /**
- * axe-core on a desktop and on a phone, and a full-page screenshot of each
- * into artifactsDir() as `{name}-desktop.png` and `{name}-phone.png`; the page
- * is left at the desktop size.
+ * axe, then a screenshot on a desktop and on a phone into artifactsDir() as
+ * <name>-desktop.png and -phone.png; on the phone nothing may be wider than
+ * the screen. Leaves the page at desktop size.
  */
 export async function lookAt(page: Page, name: string): Promise<void> {
   const artifacts = artifactsDir();
-  await page.setViewportSize(DESKTOP);
   await checkAccessibility(page, name);
+  await page.setViewportSize(DESKTOP);
   await page.screenshot({ path: join(artifacts, `${name}-desktop.png`), fullPage: true });
   await page.setViewportSize(PHONE);
   await page.screenshot({ path: join(artifacts, `${name}-phone.png`), fullPage: true });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width, `${name} fits a phone`).toBeLessThanOrEqual(PHONE.width);
   await checkAccessibility(page, `${name} (phone)`);
   await page.setViewportSize(DESKTOP);
 }
+
+/** lookAt for a console page: console-<name>-desktop.png and -phone.png. */
+export const lookAtConsolePage = (page: Page, name: string): Promise<void> => lookAt(page, `console-${name}`);

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { quotaOf } from '../../domain/plans.js';
+import { usageThisMonth } from '../../actions/usage.js';
 import { principalOf } from '../../http/auth.js';
 import { errorResponses, ModeSchema, Timestamp } from '../../http/schemas.js';
 import { getDeveloper, listKeys } from '../../store/accounts.js';
-import { readUsage } from '../../store/usage.js';
 import { KeySummarySchema } from './schemas.js';
 
 const Account = Type.Object({
@@ -35,17 +34,10 @@ export const meRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const principal = principalOf(request);
-      const { store, config, clock } = app.services;
+      const { store } = app.services;
       const developer = await getDeveloper(store, principal.developerId);
       if (!developer) throw new Error('authenticated developer has no row');
-      const [usage, keys] = await Promise.all([
-        readUsage(store, {
-          developerId: developer.id,
-          quota: quotaOf(config.planQuotas, developer.plan),
-          now: clock.now(),
-        }),
-        listKeys(store, developer.id),
-      ]);
+      const [usage, keys] = await Promise.all([usageThisMonth(app.services, developer), listKeys(store, developer.id)]);
       return { ...developer, mode: principal.mode, usage, keys };
     },
   );

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { isoTime } from '../../domain/clock.js';
+import { rotateDeveloperKey } from '../../actions/keys.js';
 import { ApiError } from '../../errors.js';
 import { principalOf } from '../../http/auth.js';
 import { errorResponses, ModeSchema, Timestamp } from '../../http/schemas.js';
-import { rotateKey } from '../../store/accounts.js';
 
 const Rotated = Type.Object({
   key: Type.String({ description: 'The new key. Shown only this once; the old one no longer works.' }),
@@ -37,16 +36,14 @@ export const rotateRoute: FastifyPluginAsyncTypebox = async (app) => {
       if (principal.via === 'api_key' && requested && requested !== principal.mode) {
         throw new ApiError('invalid_request', `An API key rotates itself; this is a ${principal.mode} key.`);
       }
-      const rotated = await rotateKey(app.services.store, {
+      const rotated = await rotateDeveloperKey(app.services, {
         developerId: principal.developerId,
         mode: principal.mode ?? (requested as 'live' | 'test'),
         // A key is replaced only if it is still the active one: of two racing
         // rotations with the same key, one wins and the other gets a 401.
         currentHash: principal.via === 'api_key' ? principal.credentialHash : undefined,
-        now: isoTime(app.services.clock.now()),
       });
       if (!rotated) throw new ApiError('unauthorized', 'The API key is invalid or has been rotated.');
-      app.services.signals.keysRotated(principal.developerId);
       return rotated;
     },
   );

@@ -1,12 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { quotaOf } from '../../domain/plans.js';
+import { planOverview } from '../../actions/usage.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
-import { getPlan, listPlanChanges } from '../../store/billing.js';
-import { readUsage } from '../../store/usage.js';
-
-const HISTORY_LENGTH = 20;
 
 const Billing = Type.Object({
   plan: Type.String(),
@@ -29,7 +25,6 @@ const Billing = Type.Object({
 });
 
 export const billingHistoryRoute: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, config, clock } = app.services;
   app.get(
     '/billing',
     {
@@ -40,17 +35,10 @@ export const billingHistoryRoute: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const holder = keyHolderOf(request);
-      const developer = await getPlan(store, holder.developerId);
-      const usage = await readUsage(store, {
-        developerId: holder.developerId,
-        quota: quotaOf(config.planQuotas, developer.plan),
-        now: clock.now(),
-      });
-      const changes = await listPlanChanges(store, { developerId: holder.developerId, limit: HISTORY_LENGTH });
+      const { plan, status, usage, changes } = await planOverview(app.services, keyHolderOf(request).developerId);
       return {
-        plan: developer.plan,
-        status: developer.plan_status,
+        plan,
+        status,
         period: { start: usage.period_start, end: usage.period_end },
         usage: { live_pauses_used: usage.live_pauses_used, live_pauses_quota: usage.live_pauses_quota },
         changes: changes.map((change) => ({

@@ -10,6 +10,7 @@ import * as reviewers from './0008_reviewers.js';
 import * as consoleSessions from './0009_console_sessions.js';
 import * as eventIndexes from './0010_event_indexes.js';
 import * as inbox from './0011_inbox.js';
+import * as pauseSearch from './0012_pause_search.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_console_sessions': consoleSessions,
   '0010_event_indexes': eventIndexes,
   '0011_inbox': inbox,
+  '0012_pause_search': pauseSearch,
 };

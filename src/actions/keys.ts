@@ -1,0 +1,26 @@
+import type { ServiceContext } from '../context.js';
+import { isoTime } from '../domain/clock.js';
+import type { Mode } from '../domain/keys.js';
+import { type KeySummary, rotateKey } from '../store/accounts.js';
+
+// Rotating an API key, for POST /v1/auth/keys/rotate and the console's keys
+// page alike: the store replaces the key (only if it is still the one the
+// caller names), then every instance forgets the old one at once.
+
+export type RotatedKey = KeySummary & { key: string };
+
+/**
+ * Replaces the developer's key of `mode` and returns the new one (its
+ * plaintext exists only in this answer). With `currentHash` (the key the API
+ * was called with) or `currentPrefix` (the key a console page showed) the key
+ * is replaced only if it is still that one, so of two racing rotations, or a
+ * form sent twice, exactly one wins; the other gets null.
+ */
+export async function rotateDeveloperKey(
+  services: Pick<ServiceContext, 'store' | 'clock' | 'signals'>,
+  input: { developerId: string; mode: Mode; currentHash?: string | undefined; currentPrefix?: string | undefined },
+): Promise<RotatedKey | null> {
+  const rotated = await rotateKey(services.store, { ...input, now: isoTime(services.clock.now()) });
+  if (rotated) services.signals.keysRotated(input.developerId);
+  return rotated;
+}
