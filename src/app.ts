@@ -10,6 +10,7 @@ import { installInputSafety } from './http/input-safety.js';
 import { LoginBackoff } from './http/login-backoff.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
+import { inboxApp } from './inbox/index.js';
 import { type Logger, RequestLogger } from './logger.js';
 import { loginRoute } from './routes/auth/login.js';
 import { meRoute } from './routes/auth/me.js';
@@ -98,6 +99,7 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
   await app.register(healthRoute);
   await app.register(responsePage);
   await app.register(consoleApp, { prefix: '/console' });
+  await app.register(inboxApp, { prefix: '/inbox' });
   await app.register(
     async (v1) => {
       installAuthentication(v1);

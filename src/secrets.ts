@@ -25,6 +25,8 @@ export interface ServiceKeys {
   atRest: Buffer;
   /** Signs the console's CSRF tokens (an HMAC of the session id). */
   consoleCsrf: Buffer;
+  /** Signs the reviewers' inbox's CSRF tokens. */
+  inboxCsrf: Buffer;
 }
 
 export function deriveServiceKeys(masterSecret: string): ServiceKeys {
@@ -32,6 +34,7 @@ export function deriveServiceKeys(masterSecret: string): ServiceKeys {
     respondToken: deriveKey(masterSecret, 'respond-token'),
     atRest: deriveKey(masterSecret, 'at-rest-encryption'),
     consoleCsrf: deriveKey(masterSecret, 'console-csrf'),
+    inboxCsrf: deriveKey(masterSecret, 'inbox-csrf'),
   };
 }
 

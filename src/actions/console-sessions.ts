@@ -5,9 +5,10 @@ import { type Developer, getDeveloper } from '../store/accounts.js';
 import {
   type ConsoleSession,
   createConsoleSession,
-  deleteConsoleSession,
-  extendConsoleSession,
+  deleteSession,
+  extendSession,
   findConsoleSession,
+  type SessionTable,
 } from '../store/console-sessions.js';
 
 // The console's sessions: 12 h after their last use they end; use moves that
@@ -28,7 +29,7 @@ export async function startConsoleSession(
   developerId: string,
   previous: ConsoleSession | undefined,
 ): Promise<{ token: string; session: ConsoleSession }> {
-  if (previous) await deleteConsoleSession(services.store, previous.id);
+  if (previous) await deleteSession(services.store, 'console_sessions', previous.id);
   const now = services.clock.now();
   return createConsoleSession(services.store, {
     developerId,
@@ -45,18 +46,29 @@ export async function resumeConsoleSession(
   services: SessionServices,
   token: string,
 ): Promise<{ session: ConsoleSession; developer: Developer } | undefined> {
-  const now = services.clock.now();
-  let session = await findConsoleSession(services.store, sha256Hex(token), isoTime(now));
-  if (!session) return undefined;
-  if (now.getTime() - Date.parse(session.last_used_at) >= CONSOLE_SESSION_EXTEND_EVERY_MS) {
-    const expiresAt = isoTime(new Date(now.getTime() + CONSOLE_SESSION_IDLE_MS));
-    await extendConsoleSession(services.store, { id: session.id, now: isoTime(now), expiresAt });
-    session = { ...session, last_used_at: isoTime(now), expires_at: expiresAt };
-  }
+  const found = await findConsoleSession(services.store, sha256Hex(token), isoTime(services.clock.now()));
+  if (!found) return undefined;
+  const session = await keepAlive(services, 'console_sessions', found);
   const developer = await getDeveloper(services.store, session.developer_id);
   return developer && { session, developer };
 }
 
+/**
+ * A session just found, its idle expiry moved on if that was last done over
+ * a minute ago (the console's and the reviewers' inbox's sessions alike).
+ */
+export async function keepAlive<S extends { id: string; last_used_at: string; expires_at: string }>(
+  services: SessionServices,
+  table: SessionTable,
+  session: S,
+): Promise<S> {
+  const now = services.clock.now();
+  if (now.getTime() - Date.parse(session.last_used_at) < CONSOLE_SESSION_EXTEND_EVERY_MS) return session;
+  const expiresAt = isoTime(new Date(now.getTime() + CONSOLE_SESSION_IDLE_MS));
+  await extendSession(services.store, table, { id: session.id, now: isoTime(now), expiresAt });
+  return { ...session, last_used_at: isoTime(now), expires_at: expiresAt };
+}
+
 /** Ends the session everywhere: every instance reads the same table. */
 export const endConsoleSession = (services: SessionServices, session: ConsoleSession) =>
-  deleteConsoleSession(services.store, session.id);
+  deleteSession(services.store, 'console_sessions', session.id);

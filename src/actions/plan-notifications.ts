@@ -146,6 +146,7 @@ export function planReviewerEmails(
       responseUrl: reviewerUrl(services, reviewer),
       kind: input.kind === 'reminder' ? 'reminder' : 'question',
       reviewerNote: quorumNote(pause, input.reviewerCount),
+      inboxUrl: `${services.publicBaseUrl}/inbox`,
     });
     return {
       ...base,

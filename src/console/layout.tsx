@@ -1,4 +1,5 @@
 import type { Child } from 'hono/jsx';
+import { WhoAndSignOut } from '../web/layout.js';
 import type { SignedIn } from './session.js';
 
 // The frame of every console page. Hono's JSX renders to a string and escapes
@@ -51,15 +52,7 @@ export function Layout({ title, signedIn, section, narrow, children }: LayoutPro
                     Usage
                   </a>
                 </nav>
-                <div class="who">
-                  <span>{signedIn.developer.email}</span>
-                  <form method="post" action="/console/sign-out">
-                    <input type="hidden" name="csrf" value={signedIn.csrf} />
-                    <button type="submit" class="small">
-                      Sign out
-                    </button>
-                  </form>
-                </div>
+                <WhoAndSignOut email={signedIn.developer.email} action="/console/sign-out" csrf={signedIn.csrf} />
               </>
             ) : (
               <nav class="main" aria-label="Account">

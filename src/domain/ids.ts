@@ -5,7 +5,20 @@ import { randomBytesPooled } from './crypto.js';
 // by creation time and reveal nothing guessable.
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
-export type IdPrefix = 'dev' | 'key' | 'sess' | 'csess' | 'pause' | 'rvw' | 'wh' | 'evt' | 'dlv' | 'ntf' | 'bill';
+export type IdPrefix =
+  | 'dev'
+  | 'key'
+  | 'sess'
+  | 'csess'
+  | 'ilink'
+  | 'isess'
+  | 'pause'
+  | 'rvw'
+  | 'wh'
+  | 'evt'
+  | 'dlv'
+  | 'ntf'
+  | 'bill';
 
 export function newId(prefix: IdPrefix, now = Date.now()): string {
   let time = '';

@@ -24,6 +24,9 @@ export const issueApiKey = (mode: Mode): IssuedSecret => issue(mode);
 export const issueSessionToken = (): IssuedSecret => issue('sess');
 /** The console's cookie token: not a Bearer credential (parseCredential refuses it). */
 export const issueConsoleToken = (): IssuedSecret => issue('console');
+/** The reviewers' inbox: the token of an emailed sign-in link, and the cookie's token. */
+export const issueInboxLinkToken = (): IssuedSecret => issue('inboxlink');
+export const issueInboxToken = (): IssuedSecret => issue('inbox');
 
 export type Credential = { kind: 'api_key'; mode: Mode; hash: string } | { kind: 'session'; hash: string };
 

@@ -13,6 +13,8 @@ export interface Question {
   kind?: 'question' | 'reminder';
   /** For a named reviewer: one line on how the question is decided, e.g. "2 of 3 reviewers must agree." */
   reviewerNote?: string;
+  /** For a named reviewer: the inbox that lists every question waiting for them. */
+  inboxUrl?: string;
 }
 
 export interface RenderedEmail {
@@ -42,6 +44,7 @@ export function renderEmail(question: Question): RenderedEmail {
     '',
     `Or open the question: ${question.responseUrl}`,
     `This request expires at ${formatUtc(question.expiresAt)}.`,
+    ...(question.inboxUrl ? ['', `All questions waiting for you: ${question.inboxUrl}`] : []),
   ].join('\n');
 
   const buttons = question.options
@@ -61,8 +64,32 @@ ${question.reviewerNote ? `<p style="margin:0 0 16px;color:#5d6470">${escapeHtml
 <p style="margin:0 0 8px;font-weight:600">Choose an answer</p>
 <div>${buttons}</div>
 <p style="margin:16px 0 0;font-size:14px;color:#5d6470">You will confirm your choice on the page. <a href="${escapeHtml(question.responseUrl)}" style="color:#1f5fd1">Open the question</a>. This request expires at ${formatUtc(question.expiresAt)}.</p>
+${question.inboxUrl ? `<p style="margin:12px 0 0;font-size:14px;color:#5d6470">All questions waiting for you: <a href="${escapeHtml(question.inboxUrl)}" style="color:#1f5fd1">your inbox</a>.</p>` : ''}
 </div>
 <p style="text-align:center;color:#5d6470;font-size:12px">Sent with pausepoint</p>
+</body></html>`;
+  return { subject, text, html };
+}
+
+/** The email with a single-use link to the reviewers' inbox. */
+export function renderInboxLinkEmail(input: { linkUrl: string; expiresAt: string }): RenderedEmail {
+  const subject = 'Your sign-in link to the pausepoint inbox';
+  const text = [
+    'Open this link to sign in to your inbox of questions waiting for your answer:',
+    '',
+    input.linkUrl,
+    '',
+    `The link works once, until ${formatUtc(input.expiresAt)}. If you did not ask for it, ignore this email.`,
+  ].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head>
+<body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1d21">
+<div style="max-width:560px;margin:0 auto;background:#fff;border:1px solid #d9dde3;border-radius:10px;padding:24px">
+<h1 style="margin:0 0 12px;font-size:20px;line-height:1.3">Sign in to your inbox</h1>
+<p style="margin:0 0 16px">Open this link to see the questions waiting for your answer:</p>
+<p style="margin:0 0 16px"><a href="${escapeHtml(input.linkUrl)}" style="display:inline-block;padding:10px 18px;border:1px solid #1f5fd1;border-radius:6px;color:#1f5fd1;text-decoration:none;font-weight:600">Sign in</a></p>
+<p style="margin:0;font-size:14px;color:#5d6470">The link works once, until ${formatUtc(input.expiresAt)}. If you did not ask for it, ignore this email.</p>
+</div>
 </body></html>`;
   return { subject, text, html };
 }

@@ -46,13 +46,17 @@ export const findConsoleSession = (store: Store, tokenHash: string, now: string)
     .where('expires_at', '>', now)
     .executeTakeFirst() as Promise<ConsoleSession | undefined>;
 
+/** The tables of sign-in sessions: the console's and the reviewers' inbox's, alike but for their owner column. */
+export type SessionTable = 'console_sessions' | 'inbox_sessions';
+
 /** Moves an unexpired session's idle expiry on. */
-export async function extendConsoleSession(
+export async function extendSession(
   store: Store,
+  table: SessionTable,
   input: { id: string; now: string; expiresAt: string },
 ): Promise<void> {
   await store.db
-    .updateTable('console_sessions')
+    .updateTable(table)
     .set({ last_used_at: input.now, expires_at: input.expiresAt })
     .where('id', '=', input.id)
     .where('expires_at', '>', input.now)
@@ -60,6 +64,6 @@ export async function extendConsoleSession(
 }
 
 /** Ends a session, for every instance at once. */
-export async function deleteConsoleSession(store: Store, id: string): Promise<void> {
-  await store.db.deleteFrom('console_sessions').where('id', '=', id).execute();
+export async function deleteSession(store: Store, table: SessionTable, id: string): Promise<void> {
+  await store.db.deleteFrom(table).where('id', '=', id).execute();
 }

@@ -35,6 +35,27 @@ export interface ConsoleSessionsTable {
   expires_at: string;
 }
 
+/** A single-use sign-in link to the reviewers' inbox (migration 0011). */
+export interface InboxLinksTable {
+  id: string;
+  /** Lower-cased. */
+  email: string;
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/** A reviewer's inbox session: the reviewer is their email address. */
+export interface InboxSessionsTable {
+  id: string;
+  email: string;
+  token_hash: string;
+  created_at: string;
+  last_used_at: string;
+  expires_at: string;
+}
+
 export interface SessionsTable {
   id: string;
   developer_id: string;
@@ -208,6 +229,8 @@ export interface Database {
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
   console_sessions: ConsoleSessionsTable;
+  inbox_links: InboxLinksTable;
+  inbox_sessions: InboxSessionsTable;
   usage_counters: UsageCountersTable;
   pauses: PausesTable;
   reviewers: ReviewersTable;

@@ -91,8 +91,18 @@ function timeLeft(question: Question, now: Date): string {
 <p class="notice" role="status" data-expired-note hidden></p>`;
 }
 
-function answerForm(state: PageState, noun = 'answer'): string {
+/** For a page with several forms (the reviewers' inbox): what tells this one's fields apart, and its hidden fields. */
+export interface FormExtras {
+  idSuffix?: string;
+  hidden?: Record<string, string>;
+}
+
+function answerForm(state: PageState, noun = 'answer', extras: FormExtras = {}): string {
   const { question } = state;
+  const id = `text${extras.idSuffix ?? ''}`;
+  const hidden = Object.entries(extras.hidden ?? {})
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">\n`)
+    .join('');
   const preselected = state.preselected && question.options.includes(state.preselected) ? state.preselected : undefined;
   const buttons = question.options
     .map((option) => {
@@ -101,9 +111,9 @@ function answerForm(state: PageState, noun = 'answer'): string {
     })
     .join('\n');
   const text = question.allow_text
-    ? `<label for="text">Comment <span class="hint">(optional)</span></label>
-<textarea id="text" name="text" maxlength="${MAX_TEXT_LENGTH}" aria-describedby="text-hint"></textarea>
-<p class="hint" id="text-hint">Sent along with your ${noun}.</p>`
+    ? `<label for="${id}">Comment <span class="hint">(optional)</span></label>
+<textarea id="${id}" name="text" maxlength="${MAX_TEXT_LENGTH}" aria-describedby="${id}-hint"></textarea>
+<p class="hint" id="${id}-hint">Sent along with your ${noun}.</p>`
     : '';
   const confirm = preselected
     ? `<p class="notice" role="status">You picked <strong>${escapeHtml(preselected)}</strong>. Confirm it below, or choose another ${noun}.</p>`
@@ -111,7 +121,7 @@ function answerForm(state: PageState, noun = 'answer'): string {
   return `${timeLeft(question, state.now)}
 ${confirm}
 <form method="post" action="${escapeHtml(state.action)}" data-answer>
-${text}
+${hidden}${text}
 <fieldset class="options">
 <legend>Your ${noun}</legend>
 ${buttons}
@@ -152,7 +162,7 @@ function outcome(state: PageState): string {
   return lines.join('\n');
 }
 
-type Quorum = NonNullable<Question['quorum']>;
+export type Quorum = NonNullable<Question['quorum']>;
 
 /** How the question is decided and how far the votes are, in counts only. */
 function quorumNote(quorum: Quorum, open: boolean): string {
@@ -183,6 +193,11 @@ function ownVote(question: Question): string {
   return lines.join('\n');
 }
 
+/** A named reviewer's form while the question waits for their vote: on their page, and in their inbox. */
+export function renderVoteForm(state: PageState, quorum: Quorum, extras: FormExtras = {}): string {
+  return `${quorumNote(quorum, true)}\n${answerForm(state, 'vote', extras)}`;
+}
+
 /**
  * A named reviewer's page: the form until they vote, then their vote and
  * whether the question is decided. The outcome's comment is never shown
@@ -192,9 +207,7 @@ function reviewerView(state: PageState, quorum: Quorum): string {
   const { question } = state;
   const voted = Boolean(question.your_vote);
   const lines: string[] = [];
-  if (question.status === 'pending' && !voted) {
-    return `${quorumNote(quorum, true)}\n${answerForm(state, 'vote')}`;
-  }
+  if (question.status === 'pending' && !voted) return renderVoteForm(state, quorum);
   if (state.justAnswered && voted) {
     lines.push(`<p class="notice ok" role="status">Thank you — your vote has been recorded.</p>`);
   }

@@ -29,7 +29,7 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
 const TokenParams = Type.Object({ token: Type.String() });
 
 /** The page's wording for a refused answer: people answer questions, not "pauses". */
-function pageMessage(error: ApiError): string {
+export function pageMessage(error: ApiError): string {
   switch (error.code) {
     case 'already_responded':
       return 'This question has already been answered.';

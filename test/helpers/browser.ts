@@ -96,18 +96,21 @@ export async function checkAccessibility(page: Page, name: string): Promise<void
 
 /**
  * axe, then a screenshot on a desktop and on a phone into artifactsDir() as
- * console-<name>-desktop.png and -phone.png; on the phone nothing may be
- * wider than the screen. Leaves the page at desktop size.
+ * <name>-desktop.png and -phone.png; on the phone nothing may be wider than
+ * the screen. Leaves the page at desktop size.
  */
-export async function lookAtConsolePage(page: Page, name: string): Promise<void> {
+export async function lookAt(page: Page, name: string): Promise<void> {
   const artifacts = artifactsDir();
   await checkAccessibility(page, name);
   await page.setViewportSize(DESKTOP);
-  await page.screenshot({ path: join(artifacts, `console-${name}-desktop.png`), fullPage: true });
+  await page.screenshot({ path: join(artifacts, `${name}-desktop.png`), fullPage: true });
   await page.setViewportSize(PHONE);
-  await page.screenshot({ path: join(artifacts, `console-${name}-phone.png`), fullPage: true });
+  await page.screenshot({ path: join(artifacts, `${name}-phone.png`), fullPage: true });
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   expect(width, `${name} fits a phone`).toBeLessThanOrEqual(PHONE.width);
   await checkAccessibility(page, `${name} (phone)`);
   await page.setViewportSize(DESKTOP);
 }
+
+/** lookAt for a console page: console-<name>-desktop.png and -phone.png. */
+export const lookAtConsolePage = (page: Page, name: string): Promise<void> => lookAt(page, `console-${name}`);

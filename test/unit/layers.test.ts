@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // Dependencies point one way: the entry points (main, service, app, cli) →
-// routes, web pages, the console and workers → actions → store → domain, with the
+// routes, web pages (and above them the console and the inbox) and workers → actions → store → domain, with the
 // infrastructure (config, logger, net, messages, signals) below the actions.
 // The MCP tools (mcp/) are written against an interface of their own, below
 // the routes (/mcp, over the actions) and the CLI (stdio, over the SDK).
@@ -33,7 +33,9 @@ const LAYERS: Record<string, number> = {
   mcp: 6,
   routes: 7,
   web: 7,
-  console: 7,
+  // The signed-in apps stand on web/'s shared page machinery (session.ts).
+  console: 7.5,
+  inbox: 7.5,
   worker: 7,
   'app.ts': 8,
   'service.ts': 9,

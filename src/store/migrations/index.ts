@@ -9,6 +9,7 @@ import * as fairClaims from './0007_fair_claims.js';
 import * as reviewers from './0008_reviewers.js';
 import * as consoleSessions from './0009_console_sessions.js';
 import * as eventIndexes from './0010_event_indexes.js';
+import * as inbox from './0011_inbox.js';
 import * as pauseSearch from './0012_pause_search.js';
 import * as deliveryEvents from './0013_delivery_events.js';
 
@@ -24,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   '0008_reviewers': reviewers,
   '0009_console_sessions': consoleSessions,
   '0010_event_indexes': eventIndexes,
+  '0011_inbox': inbox,
   '0012_pause_search': pauseSearch,
   '0013_delivery_events': deliveryEvents,
 };
