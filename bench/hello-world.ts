@@ -33,6 +33,12 @@ app.post('/pause', { schema: { body: CreatePause, response: { 201: PauseObject }
     response_url: `http://127.0.0.1:${port}/r/${PAUSE_ID}.Jm0eQ5cC3n9Yt2v8K1xwLr4ZbP6sHq7uTgAoDfEiWkM`,
     response: null,
     notifications: [],
+    reviewers: [],
+    quorum: null,
+    veto: null,
+    remind_every: null,
+    remind_max: null,
+    escalate: null,
     created_at: createdAt,
     updated_at: createdAt,
   });
