@@ -1,13 +1,15 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { PauseStatus } from '../domain/pause.js';
 import type { Owner } from './pauses.js';
-import type { PausesTable } from './schema.js';
+import type { Database, PausesTable } from './schema.js';
 import type { Store } from './store.js';
 
 // Title search over an owner's pauses, newest first, through the index each
 // engine has for words (migration 0012): FTS5 on SQLite, GIN on PostgreSQL.
 // Every word must start a word of the title. Pages follow an opaque cursor:
-// the FTS row's position on SQLite, the pause id on PostgreSQL.
+// the FTS row's position on SQLite, the pause id on PostgreSQL. On SQLite the
+// worker puts new titles into the index (indexNewTitles), so a pause can be
+// found a moment after it is created.
 
 export interface PauseSearch {
   /** From searchWords(): letters and digits only, at least one. */
@@ -31,6 +33,58 @@ export function searchPauses(store: Store, owner: Owner, search: PauseSearch): P
 
 /** The owner as the one word the FTS table stores for it (see the migration). */
 const ownerWord = (owner: Owner) => `${owner.developerId.replaceAll('_', '')}${owner.mode}`;
+
+/**
+ * SQLite: puts the titles of up to `batch` pauses not yet in the text index
+ * into it, oldest first, and returns how many (0 on PostgreSQL, whose index
+ * PostgreSQL keeps). Pauses are never deleted and their titles never change,
+ * so new rows are all there is to index, and a pause's rowid only grows
+ * (SQLite gives a new row the highest rowid yet plus one), unless a VACUUM
+ * renumbers them: then the index is built again from the start.
+ */
+export async function indexNewTitles(store: Store, batch: number): Promise<number> {
+  if (store.dialect !== 'sqlite') return 0;
+  const progress = async (db: Kysely<Database>) =>
+    (await sql<Progress>`select last_rowid, last_id from pause_titles_progress`.execute(db)).rows[0]!;
+  // A read first: most ticks find nothing, and need no write lock for it.
+  const seen = await progress(store.db);
+  const { rows: newer } = await sql`select 1 from pauses where rowid > ${seen.last_rowid} limit 1`.execute(store.db);
+  if (newer.length === 0 && (await isStillThere(store.db, seen))) return 0;
+
+  return store.write(async (trx) => {
+    const current = await progress(trx);
+    let after = current.last_rowid;
+    if (!(await isStillThere(trx, current))) {
+      await sql`insert into pause_titles (pause_titles) values ('delete-all')`.execute(trx);
+      after = 0;
+    }
+    const { rows } = await sql<TitleRow>`
+      select rowid, id, developer_id, mode, title from pauses
+      where rowid > ${after} order by rowid limit ${batch}`.execute(trx);
+    const last = rows[rows.length - 1];
+    if (!last) return 0;
+    const values = rows.map(
+      (row) => sql`(${ownerWord({ developerId: row.developer_id, mode: row.mode })}, ${row.title}, ${row.id})`,
+    );
+    await sql`insert into pause_titles (owner, title, pause_id) values ${sql.join(values)}`.execute(trx);
+    await sql`update pause_titles_progress set last_rowid = ${last.rowid}, last_id = ${last.id}`.execute(trx);
+    return rows.length;
+  });
+}
+
+interface Progress {
+  last_rowid: number;
+  last_id: string | null;
+}
+
+type TitleRow = Pick<PausesTable, 'id' | 'developer_id' | 'mode' | 'title'> & { rowid: number };
+
+/** Whether the last pause indexed still has the rowid it had then (a VACUUM may renumber them). */
+async function isStillThere(db: Kysely<Database>, progress: Progress): Promise<boolean> {
+  if (progress.last_rowid === 0) return true;
+  const { rows } = await sql<{ id: string }>`select id from pauses where rowid = ${progress.last_rowid}`.execute(db);
+  return rows[0]?.id === progress.last_id;
+}
 
 /**
  * With a status as well, SQLite looks at this many of the newest title

@@ -2,6 +2,7 @@ import type { ServiceContext } from '../context.js';
 import { deliverWebhooksTick } from './deliver-webhooks.js';
 import { expirePausesTick } from './expire-pauses.js';
 import { followUpReviewersTick } from './follow-up-reviewers.js';
+import { indexTitlesTick } from './index-titles.js';
 import { Loop } from './loop.js';
 import { sendNotificationsTick } from './send-notifications.js';
 
@@ -18,6 +19,10 @@ export class Worker {
       deliveries,
       notifications,
     ];
+    // PostgreSQL keeps its own text index.
+    if (services.store.dialect === 'sqlite') {
+      this.loops.push(new Loop('index-titles', indexTitlesTick(services), services.logger));
+    }
     // Deliveries or notifications were written: start them now, not at the next poll.
     services.signals.onQueued(() => {
       deliveries.wake();

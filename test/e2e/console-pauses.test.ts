@@ -3,7 +3,7 @@ import { newIds } from '../../src/domain/ids.js';
 import { MATCHES_PER_PAGE_WITH_STATUS } from '../../src/store/pause-search.js';
 import { ConsoleClient } from '../helpers/console.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, sleep } from '../helpers/pauses.js';
+import { createPause, eventually, sleep } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 // The console's list of pauses over HTTP: live or test, newest first, pages
@@ -79,6 +79,13 @@ it('pages through test pauses newest first, filters by status, and counts the pe
   expect(idsIn(odd.text)).toEqual(newestFirst.slice(0, 25));
 });
 
+/** Waits until a search finds the pause: SQLite's worker indexes new titles a moment after they are created. */
+async function searchable(client: ConsoleClient, q: string, id: string): Promise<void> {
+  await eventually(async () =>
+    expect(idsIn((await client.get(`/console/pauses?mode=test&q=${q}`)).text)).toContain(id),
+  );
+}
+
 const nextLink = (html: string) =>
   /href="(\/console\/pauses\?[^"]*cursor=[^"]+)" rel="next"/.exec(html)?.[1]?.replaceAll('&amp;', '&');
 
@@ -91,11 +98,12 @@ it('searches titles by the start of each word, newest first, in pages, only amon
   };
   const deploys: string[] = [];
   for (let i = 0; i < 27; i++) deploys.push(await made(alice.test, `Deploy build ${i} to PRODUCTION?`));
-  const refund = await made(alice.test, 'Refund order 42 for Zoë');
-  const cafe = await made(alice.test, 'Déploiement du café');
   await made(alice.live, 'Deploy the live one'); // other mode
   await made(bob.test, 'Deploy for Bob'); // other developer
+  const refund = await made(alice.test, 'Refund order 42 for Zoë');
+  const cafe = await made(alice.test, 'Déploiement du café'); // the last made: once it is found, all are indexed
   const newestDeploys = [...deploys].reverse();
+  await searchable(client, 'caf%C3%A9', cafe);
 
   // Prefixes, any case; every word must match.
   const first = await client.get('/console/pauses?mode=test&q=depl+PROD');
@@ -152,6 +160,7 @@ it('pages a search with a status through at most 1,000 matches at a time on SQLi
   }
   const carolClient = new ConsoleClient(service.url);
   await carolClient.signIn(carol.email, carol.password);
+  await searchable(carolClient, 'release', ids[ids.length - 1]!);
 
   const first = await carolClient.get('/console/pauses?mode=test&q=release&status=cancelled');
   if (service.store.dialect === 'postgres') {

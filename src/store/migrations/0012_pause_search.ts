@@ -2,14 +2,16 @@ import { type Kysely, SqliteAdapter, sql } from 'kysely';
 
 // Searching a developer's pauses by title (the console's search box) with an
 // index made for words, on each engine:
-// - SQLite: an FTS5 table filled by a trigger as pauses are created. It keeps
-//   no copy of the title, only the words, the pause's id and an owner token
-//   (developer id and mode as one word), so a search for one owner's pauses
-//   walks that owner's words only. Its rowid is its own and grows with each
-//   pause created, which is the order the search returns (newest first).
-//   Titles never change and pauses are never deleted, so insert is the only
-//   trigger.
-// - PostgreSQL: a GIN index on the title's words (to_tsvector('simple', …)).
+// - SQLite: an FTS5 table that keeps no copy of the title, only its words,
+//   the pause's id and an owner word (developer id and mode as one word), so
+//   a search for one owner's pauses walks that owner's words only. It is
+//   filled by the worker in batches (see indexNewTitles in
+//   store/pause-search.ts), not by a trigger on every create: a batch of a
+//   thousand costs a tenth per title of what one create's own FTS write did.
+//   pause_titles_progress records how far it has got. Its rowids grow with
+//   each title indexed, which is the order searches return (newest first).
+// - PostgreSQL: a GIN index on the title's words (to_tsvector('simple', …)),
+//   kept by PostgreSQL itself as pauses are created.
 
 export const isSqlite = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof SqliteAdapter;
 
@@ -23,13 +25,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     content = '', contentless_delete = 1, contentless_unindexed = 1,
     tokenize = 'unicode61 remove_diacritics 2'
   )`.execute(db);
-  await sql`create trigger pause_titles_on_create after insert on pauses begin
-    insert into pause_titles (owner, title, pause_id)
-    values (replace(new.developer_id, '_', '') || new.mode, new.title, new.id);
-  end`.execute(db);
-  // Pauses made before this migration.
-  await sql`insert into pause_titles (owner, title, pause_id)
-    select replace(developer_id, '_', '') || mode, title, id from pauses order by id`.execute(db);
+  // The last pause indexed, by rowid and id (the id tells whether a VACUUM
+  // has renumbered the rowids since, which would mean starting over).
+  await sql`create table pause_titles_progress (
+    id integer primary key check (id = 1),
+    last_rowid integer not null,
+    last_id text
+  )`.execute(db);
+  await sql`insert into pause_titles_progress (id, last_rowid, last_id) values (1, 0, null)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
@@ -37,6 +40,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await sql`drop index pauses_title_words`.execute(db);
     return;
   }
-  await sql`drop trigger pause_titles_on_create`.execute(db);
+  await sql`drop table pause_titles_progress`.execute(db);
   await sql`drop table pause_titles`.execute(db);
 }
