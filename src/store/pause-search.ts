@@ -127,20 +127,34 @@ async function searchSqlite(store: Store, owner: Owner, search: PauseSearch): Pr
   return { rows: page, next: search.status && lookedAtAll ? String(matches[matches.length - 1]!.position) : undefined };
 }
 
+/**
+ * PostgreSQL cannot tell well how many titles a prefix matches, and when it
+ * guesses "many" it walks the owner's pauses newest first, computing each
+ * title's words, until it has a page: quick for a common word, a full walk
+ * (over a second with a million pauses) for a word in no title. So a search
+ * first looks among the owner's newest RECENT_ROWS pauses only, which a
+ * common word fills a page from; when that falls short, it takes every
+ * match from the GIN index (materialized, so the planner cannot walk instead)
+ * and sorts those, which is quick when matches are few.
+ */
+export const RECENT_ROWS = 5000;
+
 async function searchPostgres(store: Store, owner: Owner, search: PauseSearch): Promise<SearchPage> {
   const query = search.words.map((word) => `'${word}':*`).join(' & ');
-  let select = store.db
-    .selectFrom('pauses')
-    .selectAll()
-    .where('developer_id', '=', owner.developerId)
-    .where('mode', '=', owner.mode)
-    .where(sql<boolean>`to_tsvector('simple', title) @@ to_tsquery('simple', ${query})`);
-  if (search.cursor && /^pause_[0-9A-Za-z]{1,64}$/.test(search.cursor)) select = select.where('id', '<', search.cursor);
-  if (search.status) select = select.where('status', '=', search.status);
-  const rows = await select
-    .orderBy('id', 'desc')
-    .limit(search.limit + 1)
-    .execute();
+  const cursor = search.cursor && /^pause_[0-9A-Za-z]{1,64}$/.test(search.cursor) ? search.cursor : undefined;
+  const ofOwner = sql`developer_id = ${owner.developerId} and mode = ${owner.mode}
+    ${cursor ? sql`and id < ${cursor}` : sql``} ${search.status ? sql`and status = ${search.status}` : sql``}`;
+  const matches = sql`to_tsvector('simple', title) @@ to_tsquery('simple', ${query})`;
+  const take = search.limit + 1;
+
+  let { rows } = await sql<PausesTable>`
+    select * from (select * from pauses where ${ofOwner} order by id desc limit ${RECENT_ROWS}) as recent
+    where ${matches} order by id desc limit ${take}`.execute(store.db);
+  if (rows.length < take) {
+    ({ rows } = await sql<PausesTable>`
+      with found as materialized (select id from pauses where ${ofOwner} and ${matches})
+      select pauses.* from pauses join found using (id) order by pauses.id desc limit ${take}`.execute(store.db));
+  }
   const page = rows.slice(0, search.limit);
   return { rows: page, next: rows.length > search.limit ? page[page.length - 1]?.id : undefined };
 }
