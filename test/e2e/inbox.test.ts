@@ -291,6 +291,17 @@ describe('the inbox', () => {
     expect(expiring.id).toBeTruthy();
   });
 
+  it('finds the pauses that name the reviewer in another case, and counts their vote', async () => {
+    const me = someone('mixed');
+    const pause = await livePause('Named in capitals', [me.toUpperCase()]);
+    const client = new InboxClient(service.url);
+    await client.signInByEmail(me, smtp);
+    expect(waitingTitles((await client.get('/inbox')).text)).toEqual(['Named in capitals']);
+    const voted = await client.post(voteAction(pause.id), { csrf: await client.csrf(), choice: 'approve' });
+    expect(voted.status, voted.text).toBeLessThan(400);
+    expect((await readPause(pause.id)).status).toBe('responded');
+  });
+
   it('counts a vote cast in the inbox, through the same rules as the personal link, and refuses a second', async () => {
     const me = someone('voter');
     const other = someone('second');
