@@ -63,8 +63,9 @@ export async function openWatchedPage(browser: Browser, options: BrowserContextO
  * `deliberate` statuses (e.g. a 404 page).
  */
 export async function closeCleanPages(pages: WatchedPage[], origin: string, deliberate: number[]): Promise<void> {
+  // With no deliberate status, the group is one that matches nothing ("()" would match every status).
   const note = new RegExp(
-    `^console: Failed to load resource: the server responded with a status of (${deliberate.join('|')})`,
+    `^console: Failed to load resource: the server responded with a status of (${deliberate.join('|') || '(?!)'})`,
   );
   for (const watched of pages) {
     for (const request of watched.requests) {
