@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { newId } from '../domain/ids.js';
 import { issueInboxLinkToken, issueInboxToken } from '../domain/keys.js';
 import type { InboxSessionsTable, PausesTable, ReviewersTable } from './schema.js';
@@ -6,12 +5,8 @@ import type { Store } from './store.js';
 
 // The reviewers' inbox (migration 0011): single-use sign-in links, the
 // sessions they start, and the reviewer rows an inbox lists. A reviewer is
-// their (lower-cased) email address, matched against reviewer rows in any
-// case (migration 0014); only live pauses are ever read here, as test mode
-// notifies no human.
-
-/** A reviewer row's email as the inbox matches it (the expression of reviewers_email_any_case). */
-const emailOf = (column: 'reviewers.email') => sql<string>`lower(${sql.ref(column)})`;
+// their (lower-cased) email address; only live pauses are ever read here, as
+// test mode notifies no human.
 
 export type InboxSession = Pick<InboxSessionsTable, 'id' | 'email' | 'last_used_at' | 'expires_at'>;
 
@@ -98,13 +93,13 @@ export const findInboxSession = (store: Store, tokenHash: string, now: string) =
     .where('expires_at', '>', now)
     .executeTakeFirst() as Promise<InboxSession | undefined>;
 
-/** Whether any live pause names this address as a reviewer (by the reviewers_email_any_case index). */
+/** Whether any live pause names this address as a reviewer (by the reviewers_email index). */
 export async function isLiveReviewer(store: Store, email: string): Promise<boolean> {
   const row = await store.db
     .selectFrom('reviewers')
     .innerJoin('pauses', 'pauses.id', 'reviewers.pause_id')
     .select('reviewers.id')
-    .where(emailOf('reviewers.email'), '=', email)
+    .where('reviewers.email', '=', email)
     .where('pauses.mode', '=', 'live')
     .limit(1)
     .executeTakeFirst();
@@ -123,7 +118,7 @@ export async function waitingForReviewer(
     .selectFrom('reviewers')
     .innerJoin('pauses', 'pauses.id', 'reviewers.pause_id')
     .selectAll('reviewers')
-    .where(emailOf('reviewers.email'), '=', input.email)
+    .where('reviewers.email', '=', input.email)
     .where('reviewers.voted_at', 'is', null)
     .where('pauses.mode', '=', 'live')
     .where('pauses.status', '=', 'pending')
@@ -173,7 +168,7 @@ export const votesOfReviewer = (store: Store, input: { email: string; limit: num
       'pauses.status',
       'pauses.response_choice',
     ])
-    .where(emailOf('reviewers.email'), '=', input.email)
+    .where('reviewers.email', '=', input.email)
     .where('reviewers.voted_at', 'is not', null)
     .where('pauses.mode', '=', 'live')
     .orderBy('reviewers.voted_at', 'desc')
@@ -187,7 +182,7 @@ export const reviewerByEmail = (store: Store, input: { pauseId: string; email: s
     .selectFrom('reviewers')
     .innerJoin('pauses', 'pauses.id', 'reviewers.pause_id')
     .select(['reviewers.id', 'reviewers.pause_id'])
-    .where(emailOf('reviewers.email'), '=', input.email)
+    .where('reviewers.email', '=', input.email)
     .where('reviewers.pause_id', '=', input.pauseId)
     .where('pauses.mode', '=', 'live')
     .executeTakeFirst();

@@ -12,7 +12,6 @@ import * as eventIndexes from './0010_event_indexes.js';
 import * as inbox from './0011_inbox.js';
 import * as pauseSearch from './0012_pause_search.js';
 import * as deliveryEvents from './0013_delivery_events.js';
-import * as reviewerEmailAnyCase from './0014_reviewer_email_any_case.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -29,5 +28,4 @@ export const migrations: Record<string, Migration> = {
   '0011_inbox': inbox,
   '0012_pause_search': pauseSearch,
   '0013_delivery_events': deliveryEvents,
-  '0014_reviewer_email_any_case': reviewerEmailAnyCase,
 };
