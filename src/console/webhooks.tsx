@@ -6,11 +6,13 @@ import {
   registerWebhook,
   removeOwnedWebhook,
 } from '../actions/webhooks.js';
+import { safeEqual } from '../domain/crypto.js';
 import { EVENT_TYPES, type EventType } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
 import { MAX_WEBHOOKS, newWebhookSecret } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
+import { csrfTokenFor } from '../web/session.js';
 import { field } from './forms.js';
 import { Copyable, documentOf, ErrorPage, Layout, Notice, Time } from './layout.js';
 import { ActionsHeader, inEitherMode, ModeSwitch } from './lists.js';
@@ -59,13 +61,15 @@ interface AddForm {
 interface WebhooksProps {
   signedIn: SignedIn;
   mode: Mode;
+  /** The id the add form gives the webhook it adds, and the seal that shows this console made it. */
+  formId: { id: string; seal: string };
   webhooks: OwnedWebhook[];
   form: AddForm;
   created?: { webhook: OwnedWebhook; secret: string } | undefined;
   notice?: string | undefined;
 }
 
-function WebhooksPage({ signedIn, mode, webhooks, form, created, notice }: WebhooksProps) {
+function WebhooksPage({ signedIn, mode, formId, webhooks, form, created, notice }: WebhooksProps) {
   const modeName = mode === 'live' ? 'Live' : 'Test';
   return (
     <Layout title="Webhooks" signedIn={signedIn} section="webhooks">
@@ -127,7 +131,8 @@ function WebhooksPage({ signedIn, mode, webhooks, form, created, notice }: Webho
         <form method="post" action="/console/webhooks">
           <input type="hidden" name="csrf" value={signedIn.csrf} />
           <input type="hidden" name="mode" value={mode} />
-          <input type="hidden" name="webhook_id" value={newId('wh')} />
+          <input type="hidden" name="webhook_id" value={formId.id} />
+          <input type="hidden" name="webhook_id_seal" value={formId.seal} />
           <div class="field">
             <label for="url">URL</label>
             <input
@@ -198,6 +203,8 @@ const html = 'text/html; charset=utf-8';
 
 export function webhooksPage(app: FastifyInstance): void {
   const owned = (signedIn: SignedIn, mode: Mode) => ({ developerId: signedIn.developer.id, mode });
+  const formIdSeal = (signedIn: SignedIn, id: string) =>
+    csrfTokenFor(app.services.keys.consoleCsrf, `webhook-form:${id}`, signedIn.session.id);
 
   /** The list and the form, for the owner's mode; the form empty unless it is given back with an error. */
   async function render(
@@ -207,10 +214,12 @@ export function webhooksPage(app: FastifyInstance): void {
   ): Promise<string> {
     const webhooks = await listOwnedWebhooks(app.services, owned(signedIn, mode));
     const form = extra.form ?? { url: '', events: DEFAULT_EVENTS };
+    const id = newId('wh');
     return documentOf(
       <WebhooksPage
         signedIn={signedIn}
         mode={mode}
+        formId={{ id, seal: formIdSeal(signedIn, id) }}
         webhooks={webhooks}
         form={form}
         created={extra.created}
@@ -232,9 +241,11 @@ export function webhooksPage(app: FastifyInstance): void {
     const url = (field(request.body, 'url') ?? '').trim();
     const events = EVENT_TYPES.filter((type) => field(request.body, `event:${type}`) !== undefined);
     const secret = newWebhookSecret();
-    // The id the form was shown with: the same form sent again (a reload) adds nothing.
+    // The id the form was shown with: the same form sent again (a reload) adds nothing. Only an id
+    // this console sealed for this session counts, so no one picks an id (or probes another's).
     const given = field(request.body, 'webhook_id');
-    const id = given && WEBHOOK_ID.test(given) ? given : undefined;
+    const sealed = given && WEBHOOK_ID.test(given) && field(request.body, 'webhook_id_seal');
+    const id = sealed && safeEqual(sealed, formIdSeal(signedIn, given)) ? given : undefined;
     try {
       const webhook = await registerWebhook(app.services, owned(signedIn, mode), { url, events, secret }, { id });
       return reply

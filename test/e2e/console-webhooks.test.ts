@@ -49,13 +49,19 @@ const deliveriesOf = async (key: string, webhookId: string) =>
     Record<string, any>
   >;
 
-/** The webhook id a page's add form was shown with. */
+/** The webhook id a page's add form was shown with, and its seal. */
 const formIdIn = (html: string) => /name="webhook_id" value="(wh_[0-9a-z]{26})"/.exec(html)![1]!;
+const formSealIn = (html: string) => /name="webhook_id_seal" value="([^"]+)"/.exec(html)![1]!;
 
 /** Adds a test webhook through the console's form, as a browser sends it; returns the reply. */
 async function addByForm(client: ConsoleClient, form: Record<string, string>) {
   const page = await client.get('/console/webhooks?mode=test');
-  const fields = { csrf: csrfIn(page.text), mode: 'test', webhook_id: formIdIn(page.text) };
+  const fields = {
+    csrf: csrfIn(page.text),
+    mode: 'test',
+    webhook_id: formIdIn(page.text),
+    webhook_id_seal: formSealIn(page.text),
+  };
   return client.post('/console/webhooks', { ...fields, ...form });
 }
 
@@ -106,6 +112,7 @@ describe('adding', () => {
       csrf: csrfIn(page.text),
       mode: 'test',
       webhook_id: webhookId,
+      webhook_id_seal: formSealIn(page.text),
       url: `${receiver.url}/twice`,
       'event:pause.cancelled': 'on',
     };
@@ -120,6 +127,35 @@ describe('adding', () => {
     // A fresh form adds another.
     expect((await addByForm(client, { url: `${receiver.url}/twice`, 'event:pause.cancelled': 'on' })).status).toBe(201);
     expect(await webhooksOf(account.test)).toHaveLength(2);
+  });
+
+  it('gives no say over the id to a form it did not seal: another account’s id is neither taken nor revealed', async () => {
+    const alice = await signedIn();
+    expect((await addByForm(alice.client, { url: `${receiver.url}/a`, 'event:pause.cancelled': 'on' })).status).toBe(
+      201,
+    );
+    const [theirs] = await webhooksOf(alice.account.test);
+    const { account, client } = await signedIn();
+    const page = await client.get('/console/webhooks?mode=test');
+    for (const [id, seal] of [
+      [theirs!.id, formSealIn(page.text)], // another account's id under this form's seal
+      [theirs!.id, ''], // no seal
+      ['wh_00000000000000000000000000', formSealIn(page.text)], // an id that sorts first
+    ] as const) {
+      const sent = await client.post('/console/webhooks', {
+        csrf: csrfIn(page.text),
+        mode: 'test',
+        webhook_id: id,
+        webhook_id_seal: seal,
+        url: `${receiver.url}/b`,
+        'event:pause.cancelled': 'on',
+      });
+      expect(sent.status, sent.text).toBe(201);
+    }
+    const ids = (await webhooksOf(account.test)).map((w) => w.id);
+    expect(ids).toHaveLength(3);
+    expect(ids).not.toContain(theirs!.id);
+    expect(ids).not.toContain('wh_00000000000000000000000000');
   });
 
   it('shows the API rules as errors on the form, keeping what was typed, and adds nothing', async () => {
