@@ -108,6 +108,7 @@ async function searchSqlite(store: Store, owner: Owner, search: PauseSearch): Pr
 
   const { rows: matches } = await newestMatches(search.status ? MATCHES_PER_PAGE_WITH_STATUS : search.limit + 1);
   if (matches.length === 0) return { rows: [] };
+  // The owner word already picked the owner's titles; the owner is checked again here all the same.
   let query = store.db
     .selectFrom('pauses')
     .selectAll()
@@ -115,7 +116,9 @@ async function searchSqlite(store: Store, owner: Owner, search: PauseSearch): Pr
       'id',
       'in',
       matches.map((m) => m.pause_id),
-    );
+    )
+    .where('developer_id', '=', owner.developerId)
+    .where('mode', '=', owner.mode);
   if (search.status) query = query.where('status', '=', search.status);
   const positions = new Map(matches.map((m) => [m.pause_id, m.position]));
   const found = (await query.execute()).sort((a, b) => positions.get(b.id)! - positions.get(a.id)!);
