@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
+import { normaliseEmail } from '../domain/email.js';
 import type { IssuedSecret, Mode } from '../domain/keys.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../domain/passwords.js';
 import { ApiError } from '../errors.js';
@@ -19,8 +20,6 @@ export const Credentials = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 type AccountServices = Pick<ServiceContext, 'store' | 'clock'>;
 

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { sha256Hex } from '../domain/crypto.js';
+import { normaliseEmail } from '../domain/email.js';
 import { reviewerToken } from '../domain/response-token.js';
 import { ApiError } from '../errors.js';
 import { renderInboxLinkEmail } from '../messages/render.js';
@@ -32,8 +33,6 @@ export const INBOX_SESSION_IDLE_MS = CONSOLE_SESSION_IDLE_MS;
 /** How many waiting questions and past votes one page lists. */
 export const INBOX_LIMIT = 100;
 
-const normal = (email: string) => email.trim().toLowerCase();
-
 type LinkServices = Pick<ServiceContext, 'store' | 'clock' | 'mailer' | 'publicBaseUrl' | 'logger'>;
 
 /**
@@ -43,7 +42,7 @@ type LinkServices = Pick<ServiceContext, 'store' | 'clock' | 'mailer' | 'publicB
  * whatever the address.
  */
 export function requestInboxLink(services: LinkServices, rawEmail: string): void {
-  sendInboxLink(services, normal(rawEmail)).catch((error: unknown) =>
+  sendInboxLink(services, normaliseEmail(rawEmail)).catch((error: unknown) =>
     services.logger.error({ err: error }, 'inbox link could not be sent'),
   );
 }

@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
+import { normaliseEmail } from '../domain/email.js';
 import { newId } from '../domain/ids.js';
 import { DEFAULT_REMIND_MAX } from '../domain/votes.js';
 import { ApiError, type FieldProblem, invalidFields } from '../errors.js';
@@ -75,7 +76,7 @@ function problemsOf(request: ReviewerFields & { notify?: object }, options: stri
     ),
   ];
   for (const [field, reviewer] of everyone) {
-    const email = reviewer.email.toLowerCase();
+    const email = normaliseEmail(reviewer.email);
     if (seen.has(email)) problems.push({ field, problem: 'is already a reviewer of this pause' });
     seen.add(email);
   }
@@ -142,7 +143,7 @@ export function newReviewer(
     id: newId('rvw'),
     pause_id: pauseId,
     position,
-    email: reviewer.email.toLowerCase(),
+    email: normaliseEmail(reviewer.email),
     name: reviewer.name ?? null,
     added_by: addedBy,
     added_at: now,
