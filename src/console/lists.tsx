@@ -25,13 +25,23 @@ interface StatusFilterProps<S extends string> {
   statuses: readonly S[];
   labels: Record<S, string>;
   selected: S | undefined;
+  /** Other fields of the same form, shown before the status. */
+  children?: Child;
 }
 
 /** A GET form choosing one status (or all); keeps the mode. */
-export function StatusFilter<S extends string>({ action, mode, statuses, labels, selected }: StatusFilterProps<S>) {
+export function StatusFilter<S extends string>({
+  action,
+  mode,
+  statuses,
+  labels,
+  selected,
+  children,
+}: StatusFilterProps<S>) {
   return (
     <form method="get" action={action}>
       {mode === 'test' && <input type="hidden" name="mode" value="test" />}
+      {children}
       <div>
         <label for="status">Status</label>
         <select id="status" name="status">

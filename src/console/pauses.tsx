@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { PresentedPause } from '../actions/present-pause.js';
 import { countOwnedPending, listOwnedPauses, searchOwnedPauses } from '../actions/read-pauses.js';
+import { looksLikePauseId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
 import type { PauseStatus } from '../domain/pause.js';
 import { documentOf, Layout, Time } from './layout.js';
+import { ModeSwitch, Pager, StatusFilter } from './lists.js';
 import { type SignedIn, signedInOf } from './session.js';
 
 // The developer's pauses, newest first, through the same action as
@@ -20,7 +22,6 @@ export const STATUS_LABEL: Record<PauseStatus, string> = {
   timed_out: 'Timed out',
   cancelled: 'Cancelled',
 };
-const PAUSE_ID = /^pause_[0-9A-Za-z]{1,64}$/;
 
 export const modeOf = (value: unknown): Mode => (value === 'test' ? 'test' : 'live');
 
@@ -74,19 +75,17 @@ function PausesPage({ signedIn, query, pauses, next, pending }: PausesProps) {
     <Layout title="Pauses" signedIn={signedIn} section="pauses">
       <h1>Pauses</h1>
       <div class="toolbar">
-        <nav class="switch" aria-label="Mode">
-          <a href={listHref({ mode: 'live' })} aria-current={query.mode === 'live' ? 'page' : undefined}>
-            Live
-          </a>
-          <a href={listHref({ mode: 'test' })} aria-current={query.mode === 'test' ? 'page' : undefined}>
-            Test
-          </a>
-        </nav>
+        <ModeSwitch mode={query.mode} hrefOf={(mode) => listHref({ mode })} />
         <p class="count" id="pending-count" data-live-count={pendingHref(query.mode)} aria-live="polite">
           <strong>{pending}</strong> pending
         </p>
-        <form method="get" action="/console/pauses">
-          {query.mode === 'test' && <input type="hidden" name="mode" value="test" />}
+        <StatusFilter
+          action="/console/pauses"
+          mode={query.mode}
+          statuses={STATUSES}
+          labels={STATUS_LABEL}
+          selected={query.status}
+        >
           <div>
             <label for="q">Title</label>
             <input
@@ -98,19 +97,7 @@ function PausesPage({ signedIn, query, pauses, next, pending }: PausesProps) {
               placeholder="Words in the title"
             />
           </div>
-          <div>
-            <label for="status">Status</label>
-            <select id="status" name="status">
-              <option value="">All</option>
-              {STATUSES.map((status) => (
-                <option value={status} selected={query.status === status}>
-                  {STATUS_LABEL[status]}
-                </option>
-              ))}
-            </select>
-          </div>
-          <button type="submit">Show</button>
-        </form>
+        </StatusFilter>
       </div>
       {pauses.length === 0 ? (
         <div class="card empty">
@@ -157,14 +144,12 @@ function PausesPage({ signedIn, query, pauses, next, pending }: PausesProps) {
           </table>
         </div>
       )}
-      <nav class="pager" aria-label="Pages">
-        {paged ? <a href={listHref({ mode: query.mode, status: query.status, q: query.q })}>Newest</a> : <span />}
-        {next && (
-          <a href={listHref(next)} rel="next">
-            Older pauses
-          </a>
-        )}
-      </nav>
+      <Pager
+        newest={paged ? listHref({ mode: query.mode, status: query.status, q: query.q }) : undefined}
+        older={next && listHref(next)}
+      >
+        Older pauses
+      </Pager>
     </Layout>
   );
 }
@@ -192,7 +177,7 @@ export function pausesPage(app: FastifyInstance): void {
         const page = await searchOwnedPauses(app.services, owner, { ...query, text: query.q, limit: PAGE_SIZE });
         return { pauses: page.data, next: page.next ? { ...query, cursor: page.next } : undefined };
       }
-      query.after = typeof raw.after === 'string' && PAUSE_ID.test(raw.after) ? raw.after : undefined;
+      query.after = looksLikePauseId(raw.after) ? raw.after : undefined;
       const page = await listOwnedPauses(app.services, owner, {
         ...query,
         limit: PAGE_SIZE,
