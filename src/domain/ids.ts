@@ -33,3 +33,7 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
 /** `count` new ids that sort in the order given, for rows written together and listed in that order. */
 export const newIds = (prefix: IdPrefix, count: number, now = Date.now()): string[] =>
   Array.from({ length: count }, () => newId(prefix, now)).sort();
+
+/** Whether a value from a URL or form has the shape of a pause id (checked before it reaches a query). */
+export const looksLikePauseId = (value: unknown): value is string =>
+  typeof value === 'string' && /^pause_[0-9A-Za-z]{1,64}$/.test(value);

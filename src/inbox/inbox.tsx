@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { raw } from 'hono/html';
 import { endInboxSession, inboxOf, voteFromInbox } from '../actions/inbox.js';
+import { looksLikePauseId } from '../domain/ids.js';
 import { ApiError } from '../errors.js';
 import type { CastVote } from '../store/inbox.js';
 import { renderVoteForm } from '../web/page.js';
@@ -12,7 +13,6 @@ import { inboxCookie, inboxSessions } from './session.js';
 // (soonest deadline first), each with the same vote form as their personal
 // page and voted through the same action; then the votes they cast.
 
-const PAUSE_ID = /^pause_[0-9A-Za-z]{1,64}$/;
 const html = (reply: FastifyReply) => reply.type('text/html; charset=utf-8');
 const utc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
@@ -133,7 +133,7 @@ export function inboxPage(app: FastifyInstance): void {
       html(reply)
         .code(status)
         .send(await renderInbox(app, signedIn, { error }));
-    if (!PAUSE_ID.test(pauseId)) return refuse(404, 'This question is not in your inbox.');
+    if (!looksLikePauseId(pauseId)) return refuse(404, 'This question is not in your inbox.');
     if (typeof choice !== 'string' || (text !== undefined && typeof text !== 'string')) {
       return refuse(400, 'That vote could not be read; try again.');
     }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { looksLikePauseId } from '../domain/ids.js';
 import type { PauseStatus } from '../domain/pause.js';
 import type { Owner } from './pauses.js';
 import type { Database, PausesTable } from './schema.js';
@@ -144,7 +145,7 @@ export const RECENT_ROWS = 5000;
 
 async function searchPostgres(store: Store, owner: Owner, search: PauseSearch): Promise<SearchPage> {
   const query = search.words.map((word) => `'${word}':*`).join(' & ');
-  const cursor = search.cursor && /^pause_[0-9A-Za-z]{1,64}$/.test(search.cursor) ? search.cursor : undefined;
+  const cursor = looksLikePauseId(search.cursor) ? search.cursor : undefined;
   const ofOwner = sql`developer_id = ${owner.developerId} and mode = ${owner.mode}
     ${cursor ? sql`and id < ${cursor}` : sql``} ${search.status ? sql`and status = ${search.status}` : sql``}`;
   const matches = sql`to_tsvector('simple', title) @@ to_tsquery('simple', ${query})`;
