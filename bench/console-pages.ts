@@ -151,11 +151,9 @@ async function main(): Promise<void> {
       return { ms: elapsed, bytes: body.byteLength };
     };
     const sample = owner === account ? filled.sample : otherFilled.sample;
-    // Cursors for pages further down: ids of random pauses of this owner.
-    const cursors = sample;
     const kinds: Array<[string, () => string]> = [
       ['list, first page', () => '/console/pauses'],
-      ['list, a page further down', () => `/console/pauses?after=${pick(cursors)}`],
+      ['list, a page further down', () => `/console/pauses?after=${pick(sample)}`],
       ['status filter', () => `/console/pauses?status=${pick(['pending', 'responded', 'timed_out', 'cancelled'])}`],
       ['search, 1 title in 10', () => `/console/pauses?q=${pick(VERBS).toLowerCase()}`],
       ['search, two words, 1 in 100', () => `/console/pauses?q=${pick(VERBS)}+${pick(OBJECTS)}`],

@@ -8,6 +8,7 @@ import {
   lookAtConsolePage as look,
   openWatchedPage,
   PHONE,
+  signInToConsole,
   type WatchedPage,
 } from '../helpers/browser.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
@@ -50,13 +51,7 @@ async function tabTo(page: Page, isTarget: () => Promise<boolean>, limit = 30): 
   throw new Error('never reached by Tab');
 }
 
-async function signIn(page: Page, account: Account): Promise<void> {
-  await page.goto(`${service.url}/console/sign-in`);
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Pauses' }).waitFor();
-}
+const signIn = (page: Page, account: Account) => signInToConsole(page, service.url, account);
 
 const focusedText = (page: Page) => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
 

@@ -7,6 +7,7 @@ import {
   lookAtConsolePage as look,
   openWatchedPage,
   PHONE,
+  signInToConsole,
   type WatchedPage,
 } from '../helpers/browser.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
@@ -49,13 +50,7 @@ afterEach(async () => {
   await closeCleanPages(opened.splice(0), new URL(service.url).origin, [400]);
 });
 
-async function signIn(page: Page, account: Account): Promise<void> {
-  await page.goto(`${service.url}/console/sign-in`);
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Pauses' }).waitFor();
-}
+const signIn = (page: Page, account: Account) => signInToConsole(page, service.url, account);
 
 it('adds a webhook, sees a failed delivery on the pause and in the log, redelivers it, and removes it', async () => {
   const watched = await openWatchedPage(browser, { viewport: DESKTOP });

@@ -115,3 +115,16 @@ export async function lookAt(page: Page, name: string): Promise<void> {
 
 /** lookAt for a console page: console-<name>-desktop.png and -phone.png. */
 export const lookAtConsolePage = (page: Page, name: string): Promise<void> => lookAt(page, `console-${name}`);
+
+/** Signs in through the console's form with email and password; waits for the pauses page. */
+export async function signInToConsole(
+  page: Page,
+  baseUrl: string,
+  account: { email: string; password: string },
+): Promise<void> {
+  await page.goto(`${baseUrl}/console/sign-in`);
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Pauses' }).waitFor();
+}
