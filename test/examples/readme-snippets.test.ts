@@ -62,10 +62,12 @@ describe('README code blocks', () => {
     }
     // The quick start, the SDK and the agents' snippets are among those run.
     const code = runnable.map((block) => block.code).join('\n');
-    for (const used of ['pausepoint.ask(', 'guardTool(', 'reviewers:', '?wait=60']) expect(code).toContain(used);
+    for (const used of ['pausepoint.ask(', 'guardTool(', 'runWithApprovals(', 'reviewers:', '?wait=60']) {
+      expect(code).toContain(used);
+    }
   });
 
-  it('typecheck, the TypeScript ones (strict)', { timeout: 120_000 }, async () => {
+  it('typecheck, the TypeScript ones (strict)', { timeout: 240_000 }, async () => {
     const dir = join(WORK, 'typecheck');
     mkdirSync(dir, { recursive: true });
     const files = runnable
@@ -106,7 +108,7 @@ describe('README code blocks', () => {
       let result: Awaited<RunningCli['exited']>;
       try {
         // A block that asks a person must say where to answer, not wait in silence.
-        if (/\.ask\(|guardTool\(/.test(block.code)) await running.waitFor(/\/r\/\S+/, undefined, 60_000);
+        if (ASKS.test(block.code)) await running.waitFor(/\/r\/\S+/, undefined, 60_000);
         result = await running.exited;
       } finally {
         running.child.kill();
@@ -117,7 +119,7 @@ describe('README code blocks', () => {
       expect(result.stderr).toBe('');
       // curl -s exits 0 whatever the status: an error body is a failure too.
       expect(result.stdout).not.toMatch(/"error":\s*\{"code"/);
-      if (/\.ask\(|guardTool\(/.test(block.code)) {
+      if (ASKS.test(block.code)) {
         // It printed where to answer, and the person's answer is what it went on with.
         expect(answered.links.length, output).toBeGreaterThan(0);
         expect(result.stdout).not.toMatch(/not_run|Not deploying/);
@@ -129,11 +131,15 @@ describe('README code blocks', () => {
   );
 });
 
+/** Blocks that ask a person. */
+const ASKS = /\.ask\(|guardTool\(|runWithApprovals\(/;
+
 /** Blocks that show an approved outcome, by a line of their code, and what they print then. */
 const OUTCOMES: [string, RegExp][] = [
   ['await deploy()', /^Deploying v2/m],
   ['quorum: 2', /^approve \{/m],
   ['guardTool(', /refunded: 129\.5/],
+  ['runWithApprovals(', /Restarted api\./],
   ['field response_url', /"status":"responded"/],
 ];
 
