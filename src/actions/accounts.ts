@@ -18,7 +18,7 @@ export const Credentials = Type.Object(
     email: Type.String({ format: 'email', maxLength: 254 }),
     password: Type.String({ minLength: 10, maxLength: 128 }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ email: 'you@example.com', password: 'a long password' }] },
 );
 
 type AccountServices = Pick<ServiceContext, 'store' | 'clock'>;

@@ -14,8 +14,9 @@ export const healthRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/health',
     {
       schema: {
-        summary:
-          'Liveness and database health; 503 when the database does not answer or refuses writes (e.g. a full disk)',
+        summary: 'Check health',
+        description:
+          'Liveness and database health; 503 when the database does not answer or refuses writes (e.g. a full disk). Needs no key.',
         tags: ['operations'],
         security: [],
         response: { 200: Health, 503: Health },

@@ -19,10 +19,28 @@ export function installMetrics(app: FastifyInstance): void {
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
   });
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .type(metrics.registry.contentType)
-      .header('cache-control', 'no-store')
-      .send(await metrics.registry.metrics()),
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        summary: 'Read Prometheus metrics',
+        description:
+          'The service’s metrics in the Prometheus text format. It needs no key, like `/health`: expose it only to ' +
+          'your monitoring network (block `/metrics` at the load balancer, or scrape each instance directly).',
+        tags: ['operations'],
+        security: [],
+        response: {
+          200: {
+            description: 'Prometheus text exposition format 0.0.4.',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .type(metrics.registry.contentType)
+        .header('cache-control', 'no-store')
+        .send(await metrics.registry.metrics()),
   );
 }

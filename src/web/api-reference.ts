@@ -14,7 +14,7 @@ import { API_REFERENCE_CSS, API_REFERENCE_JS } from './api-reference-assets.js';
 const DESCRIPTION =
   'Pause a program until a human answers. Every endpoint needs `Authorization: Bearer <API key>` except ' +
   '`POST /v1/auth/register`, `POST /v1/auth/login`, `GET` and `POST /v1/respond/{token}`, ' +
-  '`POST /v1/billing/webhook` and `GET /health`.';
+  '`POST /v1/billing/webhook`, `GET /health` and `GET /metrics`.';
 
 const BUNDLE_PATH = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
 
@@ -81,7 +81,8 @@ export async function installApiReference(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'pausepoint API', version: '1', description: DESCRIPTION },
+      // Redoc shows the version after the title: "pausepoint API (v1)", as the paths' /v1.
+      info: { title: 'pausepoint API', version: 'v1', description: DESCRIPTION },
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } } },
       security: [{ apiKey: [] }],
     },

@@ -1,7 +1,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, openWatchedPage } from '../helpers/browser.js';
-import { call } from '../helpers/http.js';
+import { call, registerAccount } from '../helpers/http.js';
+import { createPause, tokenOf } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 // The API reference: the OpenAPI document at /openapi.json, and the page at
@@ -13,7 +14,11 @@ let service: TestService;
 let browser: Browser;
 
 beforeAll(async () => {
-  [service, browser] = await Promise.all([startTestService(), launchBrowser()]);
+  // Localhost is allowed as a webhook address only for the example below, on a machine without DNS.
+  [service, browser] = await Promise.all([
+    startTestService({ env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' } }),
+    launchBrowser(),
+  ]);
 });
 
 afterAll(async () => {
@@ -44,7 +49,7 @@ describe('API reference', () => {
     // Every operation is well formed: responses keyed by status, each with a description.
     for (const [path, operations] of Object.entries(paths)) {
       expect(path.startsWith('/')).toBe(true);
-      expect(path === '/health' || path.startsWith('/v1/')).toBe(true);
+      expect(['/health', '/metrics', '/mcp'].includes(path) || path.startsWith('/v1/'), path).toBe(true);
       for (const [method, operation] of Object.entries(operations)) {
         expect(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']).toContain(method);
         expect(Object.keys(operation.responses).length).toBeGreaterThan(0);
@@ -77,6 +82,114 @@ describe('API reference', () => {
     expect(page.text).toMatch(/<html/i);
     expect(page.text).toContain('data-spec-url="/openapi.json"');
     // The page in Chromium: 'the reference in Chromium' below.
+  });
+});
+
+type Operation = {
+  summary?: string;
+  description?: string;
+  security?: unknown[];
+  requestBody?: { content: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> };
+};
+
+async function operations(): Promise<[string, string, Operation][]> {
+  const paths = (await call(service.url, 'GET', '/openapi.json')).body.paths as Record<
+    string,
+    Record<string, Operation>
+  >;
+  return Object.entries(paths).flatMap(([path, byMethod]) =>
+    Object.entries(byMethod).map(
+      ([method, operation]) => [method.toUpperCase(), path, operation] as [string, string, Operation],
+    ),
+  );
+}
+
+/** The examples an operation's request body shows, by name. */
+function examplesOf(operation: Operation): [string, unknown][] {
+  const media = operation.requestBody?.content['application/json'];
+  if (!media) return [];
+  if (media.example !== undefined) return [['example', media.example]];
+  return Object.entries(media.examples ?? {}).map(([name, example]) => [name, example.value]);
+}
+
+describe('the reference helps a reader', () => {
+  it('is titled "pausepoint API", version v1', async () => {
+    const { info } = (await call(service.url, 'GET', '/openapi.json')).body;
+    expect(info).toMatchObject({ title: 'pausepoint API', version: 'v1' });
+  });
+
+  it('names every operation in a few words, and says the rest in its description', async () => {
+    const all = await operations();
+    expect(all.length).toBeGreaterThan(20);
+    for (const [method, path, operation] of all) {
+      const summary = operation.summary ?? '';
+      expect(summary, `${method} ${path}`).toMatch(/^[A-Z]/);
+      expect(summary.split(/\s+/).length, `${method} ${path}: "${summary}"`).toBeLessThanOrEqual(6);
+      expect(summary, `${method} ${path}`).not.toMatch(/[;:.]/);
+      expect(operation.description?.length ?? 0, `${method} ${path} has a description`).toBeGreaterThan(summary.length);
+    }
+    // Menu entries are not repeated.
+    const summaries = all.map(([, , operation]) => operation.summary);
+    expect(new Set(summaries).size).toBe(summaries.length);
+  });
+
+  it('documents /mcp (JSON-RPC with a key) and /metrics (Prometheus text, no key)', async () => {
+    const all = await operations();
+    const find = (method: string, path: string) => all.find(([m, p]) => m === method && p === path)?.[2];
+    const mcp = find('POST', '/mcp');
+    expect(mcp?.description).toMatch(/JSON-RPC/);
+    expect(mcp?.security).toBeUndefined(); // the document-wide Bearer key
+    const metrics = find('GET', '/metrics') as Operation & { responses: Record<string, any> };
+    expect(metrics.security).toEqual([]);
+    expect(metrics.description).toMatch(/monitoring network/);
+    expect(Object.keys(metrics.responses['200'].content)).toEqual(['text/plain']);
+    // And they answer as documented.
+    const scraped = await call(service.url, 'GET', '/metrics');
+    expect(scraped.status).toBe(200);
+    expect(scraped.text).toContain('# TYPE pausepoint_http_requests_total counter');
+  });
+
+  it('gives every request body an example that the service accepts', { timeout: 90_000 }, async () => {
+    const account = await registerAccount(service.url);
+    /** Values for path parameters: a pending pause's response token, for each example afresh. */
+    const parameters = async (): Promise<Record<string, string>> => {
+      const pause = await createPause(service.url, account.test, { title: 'For the example' });
+      return { token: tokenOf(pause), id: pause.id };
+    };
+    const withBodies = (await operations()).filter(([, , operation]) => operation.requestBody);
+    // Registering first: logging in with the same example then finds the account.
+    withBodies.sort(([, a], [, b]) => Number(b === '/v1/auth/register') - Number(a === '/v1/auth/register'));
+    expect(withBodies.map(([method, path]) => `${method} ${path}`)).toEqual(
+      expect.arrayContaining(['POST /v1/auth/register', 'POST /v1/pause', 'POST /v1/webhooks', 'POST /mcp']),
+    );
+    for (const [method, path, operation] of withBodies) {
+      const examples = examplesOf(operation);
+      expect(examples.length, `${method} ${path} has an example`).toBeGreaterThan(0);
+      for (const [name, example] of examples) {
+        const values = await parameters();
+        const url = path.replace(/\{(\w+)\}/g, (_, param: string) => {
+          expect(values, `a value for {${param}}`).toHaveProperty(param);
+          return encodeURIComponent(values[param]!);
+        });
+        const send = (body: unknown) =>
+          call(service.url, method, url, {
+            body,
+            token: operation.security?.length === 0 ? undefined : account.test,
+            headers: path === '/mcp' ? { accept: 'application/json, text/event-stream' } : {},
+          });
+        let reply = await send(example);
+        const url_ = (example as { url?: string }).url;
+        if (reply.body?.error?.message === "The URL's host name does not resolve." && url_) {
+          // This machine has no DNS: the same example, its host an address literal, which needs none.
+          const local = new URL(url_);
+          local.hostname = '127.0.0.1';
+          reply = await send({ ...(example as object), url: local.toString() });
+        }
+        expect(reply.status, `${method} ${path} (${name}): ${reply.text}`).toBeGreaterThanOrEqual(200);
+        expect(reply.status, `${method} ${path} (${name}): ${reply.text}`).toBeLessThan(300);
+        if (path === '/mcp') expect(reply.text).not.toMatch(/"error"|"isError":true/);
+      }
+    }
   });
 });
 
@@ -159,7 +272,7 @@ describe('the reference in Chromium', () => {
       for (const summary of summaries) {
         expect(await page.getByRole('heading', { name: summary }).count(), summary).toBeGreaterThanOrEqual(1);
       }
-      expect(await page.getByRole('heading', { level: 1 }).textContent()).toMatch(/^pausepoint API\b/);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('pausepoint API (v1)');
 
       // The description is read as text, not as HTML: <API key> stays visible.
       const bearer = page.getByText('Authorization: Bearer <API key>', { exact: true });

@@ -21,7 +21,7 @@ function shellBlocks(section?: string): string[] {
     const end = README.indexOf('\n## ', start + 1);
     text = README.slice(start, end === -1 ? undefined : end);
   }
-  return [...text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+  return [...text.matchAll(/^```sh(?: [^\n]*)?\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
 }
 
 let service: TestService;

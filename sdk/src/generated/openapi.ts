@@ -3,6 +3,45 @@
 // change the route schemas under src/routes and run the script again.
 
 export interface paths {
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read Prometheus metrics
+         * @description The service’s metrics in the Prometheus text format. It needs no key, like `/health`: expose it only to your monitoring network (block `/metrics` at the load balancer, or scrape each instance directly).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Prometheus text exposition format 0.0.4. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -10,7 +49,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness and database health; 503 when the database does not answer or refuses writes (e.g. a full disk) */
+        /**
+         * Check health
+         * @description Liveness and database health; 503 when the database does not answer or refuses writes (e.g. a full disk). Needs no key.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -65,7 +107,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an account with a live and a test API key */
+        /**
+         * Create an account
+         * @description Creates an account with a live and a test API key, both shown in this answer only. Registering an email twice is `409 email_taken`.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -75,6 +120,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "you@example.com",
+                     *       "password": "a long password"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: email */
                         email: string;
@@ -181,7 +232,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in; returns a one-hour session for reading the account and rotating keys */
+        /**
+         * Log in
+         * @description Returns a one-hour session token, accepted as a Bearer token only by `GET /v1/auth/me` and `POST /v1/auth/keys/rotate`.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -191,6 +245,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "you@example.com",
+                     *       "password": "a long password"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: email */
                         email: string;
@@ -308,7 +368,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The authenticated account, its plan, usage and keys */
+        /**
+         * Read your account
+         * @description The authenticated account: its plan, this period’s usage, and its keys by their first characters.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -400,7 +463,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the key presented (or, with a login session, the key of ?mode=) */
+        /**
+         * Rotate an API key
+         * @description Replaces the key presented (or, with a login session, the key of `?mode=`): the old key is refused at once, and the new one is shown in this answer only.
+         */
         post: {
             parameters: {
                 query?: {
@@ -482,7 +548,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List pauses, newest first */
+        /**
+         * List pauses
+         * @description The pauses of this key’s mode, newest first, a page at a time, optionally of one status.
+         */
         get: {
             parameters: {
                 query?: {
@@ -645,7 +714,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a pause: a question a human must answer */
+        /**
+         * Create a pause
+         * @description Asks a question a human must answer. Give `expires_in` or `expires_at` (not both; default 24 hours), and name `reviewers` to have only those people decide. With an `Idempotency-Key`, sending the same body again returns the first pause.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1023,7 +1095,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a pause; with ?wait=N, wait up to N seconds for it to leave pending */
+        /**
+         * Read a pause
+         * @description Reads a pause. With `?wait=N`, waits up to N seconds for it to leave pending, and answers as soon as it does.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1199,7 +1274,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Cancel a pending pause; emits pause.cancelled */
+        /**
+         * Cancel a pause
+         * @description Cancels a pending pause and emits `pause.cancelled`; a pause that has ended is `409 pause_not_pending`.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1383,7 +1461,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A notification of a pause, with the subject and bodies rendered for it */
+        /**
+         * Read a notification
+         * @description A notification of a pause (an email or a Slack message), with the subject and bodies rendered for it.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1481,7 +1562,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit record of a pause: who did what and when, from creation to outcome */
+        /**
+         * Read a pause’s timeline
+         * @description The audit record of a pause: who did what and when, from its creation to its outcome, oldest first.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1576,7 +1660,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The question behind a response link (for the response page) */
+        /**
+         * Read a question by its link
+         * @description The question behind a response link, as the response page shows it. Needs no key: the token is the key.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1653,7 +1740,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Submit the human's answer, or a reviewer's vote; emits pause.voted and pause.responded */
+        /**
+         * Answer a question
+         * @description Submits the human’s answer, or a reviewer’s vote, through a response link; emits `pause.voted` and `pause.responded`.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1665,6 +1755,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "choice": "approve"
+                     *     }
+                     */
                     "application/json": {
                         choice: string;
                         text?: string | null;
@@ -1783,7 +1878,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhooks */
+        /**
+         * List webhooks
+         * @description The webhooks of this key’s mode, with their URLs and event types (never their secrets).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1840,7 +1938,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Register a webhook for pause events */
+        /**
+         * Register a webhook
+         * @description Subscribes an https URL on a public address to pause events; every delivery is signed with `secret`.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1850,6 +1951,17 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://hooks.example.com/pausepoint",
+                     *       "events": [
+                     *         "pause.responded",
+                     *         "pause.timed_out",
+                     *         "pause.cancelled"
+                     *       ],
+                     *       "secret": "whsec_6f1d0c9b2a7e4f58b3c1d2e9"
+                     *     }
+                     */
                     "application/json": {
                         /** @description https:// and public; private addresses are refused. */
                         url: string;
@@ -1935,7 +2047,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a webhook; its pending deliveries are dropped */
+        /**
+         * Delete a webhook
+         * @description Deletes a webhook; its pending deliveries are dropped.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -2012,7 +2127,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A webhook's deliveries, newest first */
+        /**
+         * List a webhook’s deliveries
+         * @description A webhook’s deliveries, newest first, a page at a time (`limit`, `starting_after`).
+         */
         get: {
             parameters: {
                 query?: {
@@ -2139,7 +2257,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a failed delivery again (same body, same signature) */
+        /**
+         * Redeliver a failed delivery
+         * @description Sends a failed delivery again, with the same body and the same signature.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2255,7 +2376,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plan, usage this period, and the latest plan changes */
+        /**
+         * Read plan and usage
+         * @description The plan, the live pauses used this period against its quota, and the latest plan changes.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2344,7 +2468,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The payment provider's events (verified by Payment-Signature) */
+        /**
+         * Receive payment events
+         * @description The payment provider’s events, verified by the `Payment-Signature` header over the raw body; 503 when billing is not configured.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2420,7 +2547,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Events of this account and mode, oldest first; with ?wait=N, wait for the first one */
+        /**
+         * List events
+         * @description The events of this account and mode, oldest first. With `?wait=N`, waits up to N seconds for the first one.
+         */
         get: {
             parameters: {
                 query?: {
@@ -2504,6 +2634,141 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call the MCP tools
+         * @description The MCP tools (`ask_human`, `wait_for_human`, `cancel_question`, `list_pending_questions`) over MCP Streamable HTTP, stateless: POST one JSON-RPC message or a batch, with `Accept: application/json, text/event-stream` and an API key (test or live; a login session is refused). The answer is a `text/event-stream` carrying the JSON-RPC response (202 with no body for notifications alone). A tool call waits at most 55 seconds, then answers `pending` with the pause to wait on again. GET and DELETE are `405`: there are no sessions.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    } | {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+            responses: {
+                /** @description The JSON-RPC response(s), as Server-Sent Events (`event: message`, `data: {…}`). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Accepted: the body held only notifications or responses. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Every error has this shape. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The Accept header does not take both application/json and text/event-stream. */
+                406: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description Every error has this shape. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -25,7 +25,9 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
       // Per client address, before the body is read: a refused client costs nothing more.
       onRequest: async (request) => app.rateLimits.auth.hit(`login:ip:${request.ip}`),
       schema: {
-        summary: 'Log in; returns a one-hour session for reading the account and rotating keys',
+        summary: 'Log in',
+        description:
+          'Returns a one-hour session token, accepted as a Bearer token only by `GET /v1/auth/me` and `POST /v1/auth/keys/rotate`.',
         tags: ['auth'],
         // Public (one of the six endpoints without a key): overrides the document-wide bearer requirement.
         security: [],

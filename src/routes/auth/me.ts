@@ -27,7 +27,9 @@ export const meRoute: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { auth: 'key_or_session' },
       schema: {
-        summary: 'The authenticated account, its plan, usage and keys',
+        summary: 'Read your account',
+        description:
+          'The authenticated account: its plan, this period’s usage, and its keys by their first characters.',
         tags: ['auth'],
         response: { 200: Account, ...errorResponses(401) },
       },

@@ -23,7 +23,9 @@ export const registerRoute: FastifyPluginAsyncTypebox = async (app) => {
       // Per client address, before the body is read: a refused client costs nothing more.
       onRequest: async (request) => app.rateLimits.auth.hit(`register:ip:${request.ip}`),
       schema: {
-        summary: 'Create an account with a live and a test API key',
+        summary: 'Create an account',
+        description:
+          'Creates an account with a live and a test API key, both shown in this answer only. Registering an email twice is `409 email_taken`.',
         tags: ['auth'],
         // Public (one of the six endpoints without a key): overrides the document-wide bearer requirement.
         security: [],

@@ -18,7 +18,9 @@ export const rotateRoute: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { auth: 'key_or_session' },
       schema: {
-        summary: 'Replace the key presented (or, with a login session, the key of ?mode=)',
+        summary: 'Rotate an API key',
+        description:
+          'Replaces the key presented (or, with a login session, the key of `?mode=`): the old key is refused at once, and the new one is shown in this answer only.',
         tags: ['auth'],
         querystring: Type.Object({ mode: Type.Optional(ModeSchema) }, { additionalProperties: false }),
         response: { 200: Rotated, ...errorResponses(400, 401) },

@@ -29,7 +29,8 @@ export const billingHistoryRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/billing',
     {
       schema: {
-        summary: 'Plan, usage this period, and the latest plan changes',
+        summary: 'Read plan and usage',
+        description: 'The plan, the live pauses used this period against its quota, and the latest plan changes.',
         tags: ['billing'],
         response: { 200: Billing, ...errorResponses(401) },
       },

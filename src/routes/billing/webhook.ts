@@ -34,7 +34,9 @@ export const billingWebhookRoute: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { auth: 'none' },
       schema: {
-        summary: "The payment provider's events (verified by Payment-Signature)",
+        summary: 'Receive payment events',
+        description:
+          'The payment provider’s events, verified by the `Payment-Signature` header over the raw body; 503 when billing is not configured.',
         tags: ['billing'],
         security: [],
         headers: Type.Object({ 'payment-signature': Type.Optional(Type.String({ maxLength: 4096 })) }),

@@ -36,7 +36,9 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/events',
     {
       schema: {
-        summary: 'Events of this account and mode, oldest first; with ?wait=N, wait for the first one',
+        summary: 'List events',
+        description:
+          'The events of this account and mode, oldest first. With `?wait=N`, waits up to N seconds for the first one.',
         tags: ['events'],
         querystring: Type.Object(
           {

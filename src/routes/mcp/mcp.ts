@@ -3,6 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import Type from 'typebox';
 import { ApiError } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
+import { errorResponses } from '../../http/schemas.js';
 import { createMcpServer } from '../../mcp/tools.js';
 import { LocalQuestions } from './questions.js';
 
@@ -22,6 +23,49 @@ const JsonRpcBody = Type.Union([
   Type.Array(Type.Object({}, { additionalProperties: true }), { minItems: 1, maxItems: 100 }),
 ]);
 
+/** POST /mcp in the API reference (/docs), with examples a test sends to the service. */
+const McpSchema = {
+  summary: 'Call the MCP tools',
+  description:
+    'The MCP tools (`ask_human`, `wait_for_human`, `cancel_question`, `list_pending_questions`) over MCP ' +
+    'Streamable HTTP, stateless: POST one JSON-RPC message or a batch, with `Accept: application/json, ' +
+    'text/event-stream` and an API key (test or live; a login session is refused). The answer is a ' +
+    '`text/event-stream` carrying the JSON-RPC response (202 with no body for notifications alone). A tool ' +
+    'call waits at most 55 seconds, then answers `pending` with the pause to wait on again. GET and DELETE ' +
+    'are `405`: there are no sessions.',
+  tags: ['mcp'],
+  body: {
+    ...JsonRpcBody,
+    'x-examples': {
+      list: { summary: 'List the tools', value: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
+      ask: {
+        summary: 'Ask a person and wait up to 10 s',
+        value: {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: {
+            name: 'ask_human',
+            arguments: { question: 'Deploy v2 to production?', expires_in: 3600, wait_seconds: 10 },
+          },
+        },
+      },
+    },
+  },
+  response: {
+    200: {
+      description: 'The JSON-RPC response(s), as Server-Sent Events (`event: message`, `data: {…}`).',
+      content: { 'text/event-stream': { schema: Type.String() } },
+    },
+    202: { description: 'Accepted: the body held only notifications or responses.', type: 'null' },
+    406: {
+      description: 'The Accept header does not take both application/json and text/event-stream.',
+      type: 'object',
+    },
+    ...errorResponses(400, 401, 413, 429),
+  },
+};
+
 const notAllowed = () =>
   new ApiError(
     'method_not_allowed',
@@ -33,7 +77,7 @@ const notAllowed = () =>
 export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const services = app.services;
 
-  app.post('/mcp', { schema: { hide: true, body: JsonRpcBody } }, async (request, reply) => {
+  app.post('/mcp', { schema: McpSchema }, async (request, reply) => {
     const holder = keyHolderOf(request);
     const questions = new LocalQuestions(services, { developerId: holder.developerId, mode: holder.mode });
     const calls = services.metrics.mcpToolCalls;

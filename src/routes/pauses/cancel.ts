@@ -11,7 +11,9 @@ export const cancelPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/pause/:id',
     {
       schema: {
-        summary: 'Cancel a pending pause; emits pause.cancelled',
+        summary: 'Cancel a pause',
+        description:
+          'Cancels a pending pause and emits `pause.cancelled`; a pause that has ended is `409 pause_not_pending`.',
         tags: ['pauses'],
         params: PauseIdParams,
         response: { 200: PauseObject, ...errorResponses(401, 404, 409) },

@@ -88,7 +88,40 @@ export const CreatePause = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // Named examples for the API reference (/docs); a test posts each one to the service.
+    'x-examples': {
+      deploy: {
+        summary: 'A yes/no question that rejects on timeout',
+        value: {
+          title: 'Deploy v2.4.1 to production?',
+          body: '14 commits, 2 migrations',
+          options: ['approve', 'reject'],
+          allow_text: true,
+          expires_in: 1800,
+          timeout_default: 'reject',
+          metadata: { pipeline: 4711 },
+        },
+      },
+      reviewers: {
+        summary: 'Named reviewers, two of whom must agree',
+        value: {
+          title: 'Refund $1,250 to order 8812?',
+          reviewers: [
+            { email: 'ann@example.com', name: 'Ann' },
+            { email: 'bob@example.com' },
+            { email: 'cy@example.com' },
+          ],
+          quorum: 2,
+          veto: ['reject'],
+          remind_every: 3600,
+          expires_in: 86400,
+          timeout_default: 'reject',
+        },
+      },
+    },
+  },
 );
 
 export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -98,7 +131,9 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/pause',
     {
       schema: {
-        summary: 'Create a pause: a question a human must answer',
+        summary: 'Create a pause',
+        description:
+          'Asks a question a human must answer. Give `expires_in` or `expires_at` (not both; default 24 hours), and name `reviewers` to have only those people decide. With an `Idempotency-Key`, sending the same body again returns the first pause.',
         tags: ['pauses'],
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
         body: CreatePause,

@@ -27,7 +27,9 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/pause/:id/notifications/:notification_id',
     {
       schema: {
-        summary: 'A notification of a pause, with the subject and bodies rendered for it',
+        summary: 'Read a notification',
+        description:
+          'A notification of a pause (an email or a Slack message), with the subject and bodies rendered for it.',
         tags: ['pauses'],
         params: Type.Object({ id: Type.String({ maxLength: 64 }), notification_id: Type.String({ maxLength: 64 }) }),
         response: { 200: RenderedNotification, ...errorResponses(401, 404) },

@@ -20,7 +20,9 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/pause/:id',
     {
       schema: {
-        summary: 'Read a pause; with ?wait=N, wait up to N seconds for it to leave pending',
+        summary: 'Read a pause',
+        description:
+          'Reads a pause. With `?wait=N`, waits up to N seconds for it to leave pending, and answers as soon as it does.',
         tags: ['pauses'],
         params: PauseIdParams,
         querystring: Type.Object(
@@ -41,7 +43,8 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/pause',
     {
       schema: {
-        summary: 'List pauses, newest first',
+        summary: 'List pauses',
+        description: 'The pauses of this key’s mode, newest first, a page at a time, optionally of one status.',
         tags: ['pauses'],
         querystring: Type.Object(
           {

@@ -30,7 +30,9 @@ export const timelineRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/pause/:id/timeline',
     {
       schema: {
-        summary: 'The audit record of a pause: who did what and when, from creation to outcome',
+        summary: 'Read a pause’s timeline',
+        description:
+          'The audit record of a pause: who did what and when, from its creation to its outcome, oldest first.',
         tags: ['pauses'],
         params: PauseIdParams,
         response: { 200: Timeline, ...errorResponses(401, 404) },

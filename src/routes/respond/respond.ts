@@ -30,7 +30,7 @@ const Answer = Type.Object(
     choice: Type.String({ maxLength: 100 }),
     text: Type.Optional(Type.Union([Type.String({ maxLength: MAX_TEXT_LENGTH }), Type.Null()])),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ choice: 'approve' }] },
 );
 
 const Answered = Type.Object({
@@ -52,7 +52,9 @@ export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { auth: 'none' },
       schema: {
-        summary: 'The question behind a response link (for the response page)',
+        summary: 'Read a question by its link',
+        description:
+          'The question behind a response link, as the response page shows it. Needs no key: the token is the key.',
         tags: ['respond'],
         security: [],
         params: TokenParams,
@@ -67,7 +69,9 @@ export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       config: { auth: 'none' },
       schema: {
-        summary: "Submit the human's answer, or a reviewer's vote; emits pause.voted and pause.responded",
+        summary: 'Answer a question',
+        description:
+          'Submits the human’s answer, or a reviewer’s vote, through a response link; emits `pause.voted` and `pause.responded`.',
         tags: ['respond'],
         security: [],
         params: TokenParams,

@@ -16,7 +16,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/:webhook_id/deliveries',
     {
       schema: {
-        summary: "A webhook's deliveries, newest first",
+        summary: 'List a webhook’s deliveries',
+        description: 'A webhook’s deliveries, newest first, a page at a time (`limit`, `starting_after`).',
         tags: ['webhooks'],
         params: WebhookIdParams,
         querystring: Type.Object(
@@ -44,7 +45,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/:webhook_id/deliveries/:delivery_id/retry',
     {
       schema: {
-        summary: 'Send a failed delivery again (same body, same signature)',
+        summary: 'Redeliver a failed delivery',
+        description: 'Sends a failed delivery again, with the same body and the same signature.',
         tags: ['webhooks'],
         params: Type.Object({
           webhook_id: Type.String({ maxLength: 64 }),

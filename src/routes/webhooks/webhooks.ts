@@ -13,7 +13,16 @@ const RegisterWebhook = Type.Object(
     events: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 16 }),
     secret: Type.String({ maxLength: 1024, description: 'At least 16 characters; signs every delivery.' }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        url: 'https://hooks.example.com/pausepoint',
+        events: ['pause.responded', 'pause.timed_out', 'pause.cancelled'],
+        secret: 'whsec_6f1d0c9b2a7e4f58b3c1d2e9',
+      },
+    ],
+  },
 );
 
 const WebhookList = Type.Object({
@@ -29,7 +38,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks',
     {
       schema: {
-        summary: 'Register a webhook for pause events',
+        summary: 'Register a webhook',
+        description:
+          'Subscribes an https URL on a public address to pause events; every delivery is signed with `secret`.',
         tags: ['webhooks'],
         body: RegisterWebhook,
         response: { 201: WebhookObject, ...errorResponses(400, 401) },
@@ -46,6 +57,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'List webhooks',
+        description: 'The webhooks of this key’s mode, with their URLs and event types (never their secrets).',
         tags: ['webhooks'],
         response: { 200: WebhookList, ...errorResponses(401) },
       },
@@ -60,7 +72,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/:webhook_id',
     {
       schema: {
-        summary: 'Delete a webhook; its pending deliveries are dropped',
+        summary: 'Delete a webhook',
+        description: 'Deletes a webhook; its pending deliveries are dropped.',
         tags: ['webhooks'],
         params: WebhookIdParams,
         response: { 200: Deleted, ...errorResponses(401, 404) },
