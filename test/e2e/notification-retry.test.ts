@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Pausepoint, PausepointError } from '../../sdk/src/index.js';
+import { ConsoleClient, csrfIn } from '../helpers/console.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { createPause, eventually } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -103,5 +104,94 @@ describe('POST /v1/pause/{id}/notifications/{notification_id}/retry', () => {
     const again = await client.pauses.retryNotification(pause.id, notificationId).catch((error) => error);
     expect(again).toBeInstanceOf(PausepointError);
     expect(again.code).toBe('notification_not_failed');
+  });
+});
+
+describe('the console', () => {
+  /** The pause page's list item of one notification. */
+  const itemOf = (html: string, id: string) => {
+    const start = html.indexOf(`<li id="${id}">`);
+    expect(start).toBeGreaterThan(-1);
+    return html.slice(start, html.indexOf('</li>', start));
+  };
+
+  async function signedIn(): Promise<ConsoleClient> {
+    const client = new ConsoleClient(service.url);
+    await client.signIn(dev.email, dev.password);
+    return client;
+  }
+
+  it('shows a failed notification as failed, warns that nobody was told, and sends it again', async () => {
+    const { pause, notificationId } = await pauseWithFailedEmail('Nobody heard of this <one>');
+    const client = await signedIn();
+    const page = await client.get(`/console/pauses/${pause.id}`);
+    expect(page.status).toBe(200);
+    // The notification: a word and the failed colour, not the sent one; its error; a button.
+    const item = itemOf(page.text, notificationId);
+    expect(item).toContain('<span class="status failed"><span aria-hidden="true">✕ </span>Failed</span>');
+    expect(item).toContain('SMTP server 127.0.0.1:');
+    expect(page.text).toContain(`action="/console/pauses/${pause.id}/notifications/${notificationId}/retry"`);
+    expect(page.text).toMatch(/<button type="submit"[^>]*>Send again<\/button>/);
+    // The pause as a whole: nobody was told.
+    expect(page.text).toMatch(/<p class="notice error" role="alert">[^<]*Nobody was told of this pause/);
+    // The timeline's failure is not drawn as the other entries.
+    expect(page.text).toMatch(
+      /<li class="failed"><div class="what"><span aria-hidden="true">✕ <\/span>Notification failed<\/div>/,
+    );
+
+    // The list flags the row, and only that row.
+    const quiet = await createPause(service.url, dev.live, { title: 'Told nobody, on purpose' });
+    const list = await client.get('/console/pauses');
+    const rowOf = (title: string) =>
+      list.text.slice(list.text.indexOf(title), list.text.indexOf('</tr>', list.text.indexOf(title)));
+    expect(rowOf('Nobody heard of this &lt;one&gt;')).toContain('<span class="status failed">Nobody told</span>');
+    expect(rowOf(quiet.title)).not.toContain('Nobody told');
+
+    // Send again: a forged form is refused; the real one queues it, the worker sends it.
+    const path = `/console/pauses/${pause.id}/notifications/${notificationId}/retry`;
+    expect((await client.post(path, { mode: 'live', csrf: 'not-the-token' })).status).toBe(403);
+    const sent = await client.post(path, { mode: 'live', csrf: csrfIn(page.text) });
+    expect(sent.status, sent.text).toBe(303);
+    expect(sent.location).toBe(`/console/pauses/${pause.id}?resent=1#${notificationId}`);
+    await smtp.waitForMails(1);
+    await eventually(async () => expect((await readPause(pause.id)).notifications[0].status).toBe('sent'));
+    const after = await client.get(`/console/pauses/${pause.id}?resent=1`);
+    expect(after.text).toContain('The notification is queued to be sent again.');
+    expect(after.text).not.toContain('Nobody was told');
+    expect(after.text).toContain('<span class="status sent">Sent</span>');
+
+    // Again, now that it was sent: refused with the reason, on the pause's page.
+    const twice = await client.post(path, { mode: 'live', csrf: csrfIn(page.text) });
+    expect(twice.status).toBe(409);
+    expect(twice.text).toContain('Only a failed notification can be sent again; this one is sent.');
+    // Another account's pause is not found.
+    const other = await registerAccount(service.url);
+    const stranger = new ConsoleClient(service.url);
+    await stranger.signIn(other.email, other.password);
+    const csrf = await stranger.csrf();
+    expect((await stranger.post(path, { mode: 'live', csrf })).status).toBe(404);
+  });
+
+  it("previews a test pause's suppressed email, escaped", async () => {
+    const pause = await createPause(service.url, dev.test, {
+      title: 'Refund <b>€420</b>?',
+      body: 'Order <script>alert(1)</script>',
+      notify: { email: ['ops@example.com'] },
+    });
+    const notificationId = pause.notifications[0].id;
+    const client = await signedIn();
+    const page = await client.get(`/console/pauses/${pause.id}?mode=test`);
+    expect(page.status).toBe(200);
+    const item = itemOf(page.text, notificationId);
+    expect(item).toContain('<span class="status suppressed">Suppressed</span>');
+    expect(item).toContain('<summary>Preview what would have been sent</summary>');
+    expect(item).toContain('Decision needed: Refund &lt;b&gt;€420&lt;/b&gt;?');
+    expect(item).toContain('ops@example.com');
+    expect(item).toContain('Order &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(item).toContain(`${pause.response_url}?choice=approve`);
+    expect(page.text).not.toContain('<script>alert(1)');
+    // Suppressed is not failed: no warning, no button.
+    expect(page.text).not.toContain('Nobody was told');
+    expect(page.text).not.toContain('Send again');
   });
 });
