@@ -117,7 +117,7 @@ function NotificationItem(props: {
         <form method="post" action={`/console/pauses/${pause.id}/notifications/${n.id}/retry`}>
           <input type="hidden" name="csrf" value={csrf} />
           <input type="hidden" name="mode" value={pause.mode} />
-          <button type="submit" class="small" aria-label={`Send the ${n.channel} to ${n.to} again`}>
+          <button type="submit" class="small" aria-label={`Send again: ${n.channel} to ${n.to}`}>
             Send again
           </button>
         </form>
