@@ -21,6 +21,12 @@ export interface Config {
   /** Master secret; undefined on SQLite means "generate one into the data folder". */
   secretKey: string | undefined;
   smtpUrl: string | undefined;
+  /**
+   * SMTP_TLS: `on` (the default) upgrades with STARTTLS whenever the server
+   * offers it and checks its certificate; `off` never does, and is accepted
+   * only for an SMTP server on loopback.
+   */
+  smtpTls: 'on' | 'off';
   emailFrom: string | undefined;
   paymentWebhookSecret: string | undefined;
   /** Live pauses per calendar month (UTC) by plan name; null means unlimited. */
@@ -71,7 +77,19 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
   const smtpUrl = read('SMTP_URL');
-  if (smtpUrl !== undefined) parseUrl('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
+  const smtpServer = optional(smtpUrl, (raw) => parseUrl('SMTP_URL', raw, ['smtp:', 'smtps:']));
+  const smtpTls = parseChoice('SMTP_TLS', read('SMTP_TLS') ?? 'on', ['on', 'off'] as const);
+  if (smtpTls === 'off' && smtpServer !== undefined) {
+    if (smtpServer.protocol === 'smtps:') {
+      throw new ConfigError('SMTP_TLS', 'off cannot apply to smtps:// (TLS from the first byte); use smtp://');
+    }
+    if (!isLoopback(smtpServer.hostname)) {
+      throw new ConfigError(
+        'SMTP_TLS',
+        `off is only for an SMTP server on this machine (localhost, 127.0.0.1, ::1), not ${smtpServer.hostname}; trust its CA with NODE_EXTRA_CA_CERTS instead`,
+      );
+    }
+  }
   const emailFrom = read('EMAIL_FROM');
   if (smtpUrl !== undefined && emailFrom === undefined) {
     throw new ConfigError('EMAIL_FROM', 'is required when SMTP_URL is set (e.g. "pausepoint <approvals@example.com>")');
@@ -84,6 +102,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: optional(read('PUBLIC_BASE_URL'), parsePublicBaseUrl),
     secretKey,
     smtpUrl,
+    smtpTls,
     emailFrom,
     paymentWebhookSecret: read('PAYMENT_WEBHOOK_SECRET'),
     planQuotas: parsePlanQuotas(read('PLAN_QUOTAS') ?? 'free:100,pro:10000,scale:100000'),
@@ -133,6 +152,12 @@ function parseUrl(name: string, raw: string, protocols: string[]): URL {
     throw new ConfigError(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
   }
   return url;
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost') return true;
+  return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
 }
 
 function parseDatabaseUrl(raw: string): DatabaseConfig {

@@ -16,6 +16,7 @@ import type {
   Outcome,
   Pause,
   RetriedDelivery,
+  RetriedNotification,
   Timeline,
   Vote,
   Webhook,
@@ -216,6 +217,23 @@ export class Pauses {
     const answer = await this.transport.request<Timeline>({
       method: 'GET',
       path: path('/v1/pause/{id}/timeline', id),
+      signal: options.signal,
+    });
+    return answer.body;
+  }
+
+  /**
+   * Sends a `failed` notification of the pause again (same content), through
+   * the worker as the first time. Any other is a 409 `notification_not_failed`.
+   */
+  async retryNotification(
+    pauseId: string,
+    notificationId: string,
+    options: RequestOptions = {},
+  ): Promise<RetriedNotification> {
+    const answer = await this.transport.request<RetriedNotification>({
+      method: 'POST',
+      path: path('/v1/pause/{id}/notifications/{notification_id}/retry', pauseId, notificationId),
       signal: options.signal,
     });
     return answer.body;

@@ -39,6 +39,11 @@ export type TimelineEntry = Timeline['data'][number];
 /** `created`, `notified`, `notification_failed`, `reminded`, `escalated`, `voted`, `responded`, `timed_out`, `cancelled`. */
 export type TimelineEntryType = TimelineEntry['type'];
 
+/** The answer to a notification's retry: the notification, queued again. */
+export type RetriedNotification = JsonOf<
+  paths['/v1/pause/{id}/notifications/{notification_id}/retry']['post']['responses'][200]
+>;
+
 /** A registered webhook (its secret is never returned). */
 export type Webhook = JsonOf<paths['/v1/webhooks']['post']['responses'][201]>;
 /** The body of `POST /v1/webhooks`. */

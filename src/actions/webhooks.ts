@@ -14,7 +14,6 @@ import {
   listPauseDeliveries,
 } from '../store/deliveries.js';
 import { isUniqueViolation } from '../store/errors.js';
-import { announceQueued, requeueFailed } from '../store/outbox.js';
 import type { Owner } from '../store/pauses.js';
 import type { DeliveryStatus, WebhooksTable } from '../store/schema.js';
 import {
@@ -24,6 +23,7 @@ import {
   isOwnedWebhook,
   listWebhooks,
 } from '../store/webhooks.js';
+import { requeueAndWake } from './requeue.js';
 
 // A developer's webhooks and their deliveries, for the API (/v1/webhooks…)
 // and the console alike: registering one (its rules and cap), listing,
@@ -151,16 +151,13 @@ export async function redeliver(
   webhookId: string,
   deliveryId: string,
 ): Promise<DeliveryOfWebhook> {
-  const { store, clock, signals } = services;
   await requireWebhook(services, owner, webhookId);
-  const find = () => getDelivery(store, { webhookId, deliveryId });
+  const find = () => getDelivery(services.store, { webhookId, deliveryId });
   const existing = await find();
   if (!existing) throw notFound('Delivery');
-  if (!(await requeueFailed(store, 'deliveries', deliveryId, isoTime(clock.now())))) {
+  if (!(await requeueAndWake(services, 'deliveries', deliveryId))) {
     throw new ApiError('delivery_not_failed', `Only a failed delivery can be retried; this one is ${existing.status}.`);
   }
-  await announceQueued(store);
-  signals.queued();
   const requeued = await find();
   if (!requeued) throw notFound('Delivery');
   return requeued;

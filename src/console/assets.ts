@@ -94,6 +94,12 @@ meter { display: block; width: 100%; height: 1.5rem; margin: .25rem 0; }
 td.event { overflow-wrap: anywhere; }
 time { white-space: nowrap; }
 .status.succeeded { color: var(--ok); } .status.failed { color: var(--bad); }
+.status.sent { color: var(--ok); } .status.suppressed { color: var(--muted); }
+ol.timeline li.failed::before { border-color: var(--bad); background: var(--bad); }
+ul.notifications { margin: 0; padding: 0; list-style: none; } ul.notifications > li { margin: 0 0 .75rem; overflow-wrap: anywhere; }
+ul.notifications form { margin: .35rem 0 0; } .error-text { color: var(--bad); font-size: .9rem; }
+pre.preview { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); padding: .5rem; border-radius: 6px;
+  font-size: .85rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .url, td.result { overflow-wrap: anywhere; }
 fieldset { border: 0; padding: 0; } legend { font-weight: 600; padding: 0; margin: 0 0 .3rem; }

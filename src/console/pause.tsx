@@ -1,14 +1,22 @@
 import type { FastifyInstance } from 'fastify';
-import type { PresentedPause } from '../actions/present-pause.js';
+import {
+  type NotificationPreview,
+  nobodyTold,
+  previewSuppressed,
+  resendNotification,
+} from '../actions/notifications.js';
+import type { PresentedNotification, PresentedPause } from '../actions/present-pause.js';
 import { readOwnedPause } from '../actions/read-pauses.js';
 import { pauseTimeline, type TimelineEntry } from '../actions/timeline.js';
 import { listOwnedPauseDeliveries } from '../actions/webhooks.js';
 import type { ServiceContext } from '../context.js';
 import type { Mode } from '../domain/keys.js';
+import { ApiError } from '../errors.js';
 import type { DeliveryOfPause } from '../store/deliveries.js';
+import { field } from './forms.js';
 import { Copyable, documentOf, ErrorPage, Layout, Notice, Time } from './layout.js';
 import { inEitherMode } from './lists.js';
-import { listHref, modeOf, StatusBadge } from './pauses.js';
+import { listHref, modeOf, pauseHref, StatusBadge } from './pauses.js';
 import { type SignedIn, signedInOf } from './session.js';
 import { DeliveryCells } from './webhook.js';
 import { webhookHref } from './webhooks.js';
@@ -75,18 +83,80 @@ function describe(entry: TimelineEntry): { what: string; detail?: string } {
   }
 }
 
+const NOTIFICATION_STATUS_LABEL: Record<PresentedNotification['status'], string> = {
+  pending: 'Pending',
+  sent: 'Sent',
+  failed: 'Failed',
+  suppressed: 'Suppressed',
+};
+
+/** A cross beside "failed" so that it does not rest on colour alone; the word is what is read out. */
+const FailedMark = () => <span aria-hidden="true">✕ </span>;
+
+const NotificationStatus = ({ status }: { status: PresentedNotification['status'] }) => (
+  <span class={`status ${status}`}>
+    {status === 'failed' && <FailedMark />}
+    {NOTIFICATION_STATUS_LABEL[status]}
+  </span>
+);
+
+/** A notification of the pause: its status, its error, and for a failed one a button to send it again. */
+function NotificationItem(props: {
+  notification: PresentedNotification;
+  pause: PresentedPause;
+  csrf: string;
+  preview: NotificationPreview | undefined;
+}) {
+  const { notification: n, pause, csrf, preview } = props;
+  return (
+    <li id={n.id}>
+      <NotificationStatus status={n.status} /> {`${n.channel} to ${n.to}`}
+      {n.attempts > 1 && <span class="muted">{` after ${n.attempts} attempts`}</span>}
+      {n.last_error && <div class={n.status === 'failed' ? 'error-text' : 'muted'}>{n.last_error}</div>}
+      {n.status === 'failed' && (
+        <form method="post" action={`/console/pauses/${pause.id}/notifications/${n.id}/retry`}>
+          <input type="hidden" name="csrf" value={csrf} />
+          <input type="hidden" name="mode" value={pause.mode} />
+          <button type="submit" class="small" aria-label={`Send again: ${n.channel} to ${n.to}`}>
+            Send again
+          </button>
+        </form>
+      )}
+      {preview && (
+        <details>
+          <summary>Preview what would have been sent</summary>
+          <dl class="facts">
+            {preview.subject !== null && (
+              <>
+                <dt>Subject</dt>
+                <dd>{preview.subject}</dd>
+              </>
+            )}
+            <dt>To</dt>
+            <dd>{preview.to}</dd>
+          </dl>
+          <pre class="preview">{preview.text}</pre>
+        </details>
+      )}
+    </li>
+  );
+}
+
 interface PauseProps {
   signedIn: SignedIn;
   pause: PresentedPause;
   timeline: TimelineEntry[];
   deliveries: DeliveryOfPause[];
+  /** Suppressed notifications' content, by notification id. */
+  previews: Map<string, NotificationPreview>;
   apiUrl: string;
   notice?: string;
   error?: string;
 }
 
-export function PauseView({ signedIn, pause, timeline, deliveries, apiUrl, notice, error }: PauseProps) {
+export function PauseView({ signedIn, pause, timeline, deliveries, previews, apiUrl, notice, error }: PauseProps) {
   const listLink = listHref({ mode: pause.mode });
+  const untold = nobodyTold(pause.notifications);
   return (
     <Layout title={pause.title} signedIn={signedIn} section="pauses">
       <p>
@@ -94,6 +164,12 @@ export function PauseView({ signedIn, pause, timeline, deliveries, apiUrl, notic
       </p>
       {notice && <Notice kind="ok">{notice}</Notice>}
       {error && <Notice kind="error">{error}</Notice>}
+      {untold && (
+        <Notice kind="error">
+          Nobody was told of this pause: every notification failed. <a href="#notifications">Send them again</a>, or
+          share the link yourself.
+        </Notice>
+      )}
       <div class="card">
         <p class="eyebrow">{pause.mode === 'live' ? 'Live pause' : 'Test pause'}</p>
         <h1>{pause.title}</h1>
@@ -199,9 +275,13 @@ export function PauseView({ signedIn, pause, timeline, deliveries, apiUrl, notic
             <ol class="timeline">
               {timeline.map((entry) => {
                 const { what, detail } = describe(entry);
+                const failed = entry.type === 'notification_failed';
                 return (
-                  <li>
-                    <div class="what">{what}</div>
+                  <li class={failed ? 'failed' : undefined}>
+                    <div class="what">
+                      {failed && <FailedMark />}
+                      {what}
+                    </div>
                     {detail && <div class="detail">{detail}</div>}
                     <div class="detail">
                       <Time at={entry.at} />
@@ -237,13 +317,9 @@ export function PauseView({ signedIn, pause, timeline, deliveries, apiUrl, notic
             {pause.notifications.length === 0 ? (
               <p class="muted">None.</p>
             ) : (
-              <ul>
+              <ul class="notifications">
                 {pause.notifications.map((n) => (
-                  <li>
-                    {`${n.channel} to ${n.to}: ${n.status}`}
-                    {n.attempts > 1 && ` after ${n.attempts} attempts`}
-                    {n.last_error && <div class="muted">{n.last_error}</div>}
-                  </li>
+                  <NotificationItem notification={n} pause={pause} csrf={signedIn.csrf} preview={previews.get(n.id)} />
                 ))}
               </ul>
             )}
@@ -293,9 +369,11 @@ export async function renderPause(
   messages: { notice?: string; error?: string } = {},
 ): Promise<string> {
   const owner = { developerId: signedIn.developer.id, mode: pause.mode };
-  const [timeline, deliveries] = await Promise.all([
+  const suppressed = pause.notifications.some((n) => n.status === 'suppressed');
+  const [timeline, deliveries, previews] = await Promise.all([
     pauseTimeline(services, owner, pause.id),
     listOwnedPauseDeliveries(services, owner, pause.id),
+    suppressed ? previewSuppressed(services, owner, pause.id) : new Map<string, NotificationPreview>(),
   ]);
   const apiUrl = `${services.publicBaseUrl}/v1/pause/${pause.id}`;
   return documentOf(
@@ -304,6 +382,7 @@ export async function renderPause(
       pause={pause}
       timeline={timeline}
       deliveries={deliveries}
+      previews={previews}
       apiUrl={apiUrl}
       {...messages}
     />,
@@ -317,9 +396,37 @@ export function pausePage(app: FastifyInstance): void {
     const query = request.query as Record<string, unknown>;
     const pause = await findOwnedPause(app.services, signedIn.developer.id, id, modeOf(query.mode));
     if (!pause) return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage(signedIn));
-    const notice = query.cancelled === '1' ? 'The pause is cancelled.' : undefined;
+    const notice =
+      query.cancelled === '1'
+        ? 'The pause is cancelled.'
+        : query.resent === '1'
+          ? 'The notification is queued to be sent again.'
+          : undefined;
     return reply
       .type('text/html; charset=utf-8')
       .send(await renderPause(app.services, signedIn, pause, notice ? { notice } : {}));
   });
+
+  app.post(
+    '/pauses/:id/notifications/:notification/retry',
+    { config: { console: 'signed-in' } },
+    async (request, reply) => {
+      const signedIn = signedInOf(request)!;
+      const { id, notification } = request.params as { id: string; notification: string };
+      const owner = { developerId: signedIn.developer.id, mode: modeOf(field(request.body, 'mode')) };
+      try {
+        await resendNotification(app.services, owner, id, notification);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        const pause = error.code === 'not_found' ? undefined : await readOwnedPause(app.services, owner, id);
+        if (!pause) return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage(signedIn));
+        return reply
+          .code(error.status)
+          .type('text/html; charset=utf-8')
+          .send(await renderPause(app.services, signedIn, pause, { error: error.message }));
+      }
+      const href = pauseHref({ id, mode: owner.mode });
+      return reply.redirect(`${href}${owner.mode === 'test' ? '&' : '?'}resent=1#${notification}`, 303);
+    },
+  );
 }

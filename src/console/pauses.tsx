@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { nobodyTold } from '../actions/notifications.js';
 import type { PresentedPause } from '../actions/present-pause.js';
 import { countOwnedPending, listOwnedPauses, searchOwnedPauses } from '../actions/read-pauses.js';
 import { looksLikePauseId } from '../domain/ids.js';
@@ -134,6 +135,12 @@ function PausesPage({ signedIn, query, pauses, next, pending }: PausesProps) {
                   </td>
                   <td>
                     <StatusBadge status={pause.status} />
+                    {nobodyTold(pause.notifications) && (
+                      <>
+                        {' '}
+                        <span class="status failed">Nobody told</span>
+                      </>
+                    )}
                   </td>
                   <td>
                     <Time at={pause.created_at} />

@@ -4,7 +4,8 @@ import type { RenderedEmail } from './render.js';
 
 // Email through the operator's SMTP server (SMTP_URL). Each recipient gets a
 // message of their own. The SMTP server is the operator's own configuration,
-// not user input, so it does not go through the public-address guard.
+// not user input, so it does not go through the public-address guard. TLS
+// trusts Node's store plus NODE_EXTRA_CA_CERTS, as every outbound connection.
 
 export interface Mailer {
   send(
@@ -14,19 +15,49 @@ export interface Mailer {
   close(): void;
 }
 
-export function createMailer(config: Pick<Config, 'smtpUrl' | 'emailFrom'>): Mailer | undefined {
+/** host:port of the SMTP server, with nodemailer's default ports; never the user or password. */
+export function smtpServerOf(smtpUrl: string): string {
+  const url = new URL(smtpUrl);
+  const secure = url.protocol === 'smtps:';
+  return `${url.hostname}:${url.port || (secure ? 465 : 587)}`;
+}
+
+// Node's messages for a failed TLS handshake, which nodemailer reports as a
+// plain socket error ("ESOCKET" on "CONN") whether it failed at STARTTLS or not.
+const TLS_FAILURE = /certificate|self[- ]signed|\bSSL|\bTLS|handshake|wrong version number|alert/i;
+const UNTRUSTED = /unable to (verify|get)|self[- ]signed|expired|not yet valid|does not match certificate/i;
+
+/** What a failed send says: which server, at which step, and the underlying reason; no credentials. */
+export function describeSmtpError(smtpUrl: string, error: { message?: string; command?: string }): string {
+  const reason = (error.message ?? 'SMTP error').replace(/\/\/[^@\s]*@/g, '//');
+  const secure = new URL(smtpUrl).protocol === 'smtps:';
+  let step = '';
+  if (error.command === 'CONN' && TLS_FAILURE.test(reason)) {
+    step = secure ? 'TLS handshake failed: ' : 'TLS handshake after STARTTLS failed: ';
+  } else if (error.command === 'CONN') {
+    step = 'connection failed: ';
+  }
+  const hint = step && UNTRUSTED.test(reason) ? ' (a private CA? see NODE_EXTRA_CA_CERTS and SMTP_TLS)' : '';
+  return `SMTP server ${smtpServerOf(smtpUrl)}: ${step}${reason}${hint}`.slice(0, 300);
+}
+
+export function createMailer(config: Pick<Config, 'smtpUrl' | 'smtpTls' | 'emailFrom'>): Mailer | undefined {
   if (!config.smtpUrl || !config.emailFrom) return undefined;
   const smtpUrl = config.smtpUrl;
   // The mail library is loaded with the first message, not at start-up.
   let transport: Promise<Transporter> | undefined;
   const connect = () => {
-    transport ??= import('nodemailer').then(({ default: nodemailer }) =>
-      nodemailer.createTransport({
-        url: smtpUrl,
-        connectionTimeout: 5000,
-        greetingTimeout: 5000,
-        socketTimeout: 10_000,
-      } as Parameters<typeof nodemailer.createTransport>[0]),
+    transport ??= Promise.all([import('nodemailer'), import('nodemailer/lib/shared/index.js')]).then(
+      ([{ default: nodemailer }, shared]) =>
+        // Options beside `url` would be dropped by createTransport, so the URL
+        // is parsed here and the timeouts (and SMTP_TLS) laid over it.
+        nodemailer.createTransport({
+          ...shared.parseConnectionUrl(smtpUrl),
+          connectionTimeout: 5000,
+          greetingTimeout: 5000,
+          socketTimeout: 10_000,
+          ...(config.smtpTls === 'off' ? { ignoreTLS: true } : {}),
+        }),
     );
     return transport;
   };
@@ -37,10 +68,8 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'emailFrom'>): Mai
         await (await connect()).sendMail({ from, to, subject: email.subject, text: email.text, html: email.html });
         return { ok: true };
       } catch (error) {
-        const smtp = error as { responseCode?: number; message?: string };
-        // The server's words, without anything that could hold the SMTP password.
-        const message = (smtp.message ?? 'SMTP error').replace(/\/\/[^@\s]*@/g, '//').slice(0, 300);
-        return { ok: false, statusCode: smtp.responseCode ?? null, error: message };
+        const smtp = error as { responseCode?: number; message?: string; command?: string };
+        return { ok: false, statusCode: smtp.responseCode ?? null, error: describeSmtpError(smtpUrl, smtp) };
       }
     },
     close: () => void transport?.then((open) => open.close()),

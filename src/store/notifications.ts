@@ -27,6 +27,20 @@ export const getNotification = (
     .where('pause_id', '=', input.pauseId)
     .executeTakeFirst();
 
+/** The rendered content of a pause's suppressed notifications (a test pause's: never sent). */
+export const suppressedContentOf = (
+  store: Store,
+  pauseId: string,
+  trx: Kysely<Database> = store.db,
+): Promise<Array<Pick<NotificationsTable, 'id' | 'subject' | 'recipient' | 'text_body'>>> =>
+  trx
+    .selectFrom('notifications')
+    .select(['id', 'subject', 'recipient', 'text_body'])
+    .where('pause_id', '=', pauseId)
+    .where('status', '=', 'suppressed')
+    .orderBy('id')
+    .execute();
+
 export type NotificationSummary = Pick<
   NotificationsTable,
   | 'id'

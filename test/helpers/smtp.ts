@@ -4,10 +4,14 @@ import { SMTPServer } from 'smtp-server';
 
 // A real SMTP server on 127.0.0.1 for the tests. It records each message as
 // delivered (envelope and parsed content) and can refuse messages on request.
+// With `tls`, it offers STARTTLS with that certificate (the throw-away test
+// CA's, from https-receiver.ts, which the service does not trust unless told).
 
 export interface ReceivedMail {
   from: string;
   to: string[];
+  /** Whether the message came over TLS (after STARTTLS). */
+  secure: boolean;
   parsed: ParsedMail;
   raw: string;
 }
@@ -24,14 +28,18 @@ export interface SmtpReceiver {
   close(): Promise<void>;
 }
 
-export async function startSmtpReceiver(): Promise<SmtpReceiver> {
+export async function startSmtpReceiver(options: { tls?: { key: string; cert: string } } = {}): Promise<SmtpReceiver> {
   const mails: ReceivedMail[] = [];
   let refusals = 0;
   let refuseEverything = false;
   const server = new SMTPServer({
     authOptional: true,
-    disabledCommands: ['STARTTLS'],
+    ...(options.tls
+      ? { secure: false, key: options.tls.key, cert: options.tls.cert }
+      : { disabledCommands: ['STARTTLS'] }),
     logger: false,
+    // Any user and password will do (over TLS; smtp-server refuses AUTH in plain text).
+    onAuth: (auth, _session, callback) => callback(null, { user: auth.username }),
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -45,6 +53,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
         mails.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
+          secure: session.secure,
           parsed: await simpleParser(raw),
           raw,
         });

@@ -182,3 +182,26 @@ describe('loadConfig rejects bad values with a message that starts with the vari
     expect(configError({ PLAN_QUOTAS: 'free:100,pro=5' }).message).toContain('pro=5');
   });
 });
+
+describe('SMTP_TLS', () => {
+  const smtp = { SMTP_URL: 'smtp://user:pw@127.0.0.1:2525', EMAIL_FROM: 'a@example.com' };
+
+  it('is on unless turned off', () => {
+    expect(loadConfig(smtp).smtpTls).toBe('on');
+    expect(loadConfig({ ...smtp, SMTP_TLS: 'off' }).smtpTls).toBe('off');
+    expect(loadConfig({ ...smtp, SMTP_URL: 'smtp://localhost:25', SMTP_TLS: 'off' }).smtpTls).toBe('off');
+    expect(loadConfig({ ...smtp, SMTP_URL: 'smtp://[::1]:25', SMTP_TLS: 'off' }).smtpTls).toBe('off');
+  });
+
+  it('may be off only for a server on loopback, over smtp://', () => {
+    const remote = configError({ ...smtp, SMTP_URL: 'smtp://user:pw@mail.example.com:587', SMTP_TLS: 'off' });
+    expect(remote.message).toMatch(/^SMTP_TLS: off is only for an SMTP server on this machine/);
+    expect(remote.message).toContain('NODE_EXTRA_CA_CERTS');
+    expect(remote.message).not.toContain('pw');
+    expect(configError({ ...smtp, SMTP_URL: 'smtp://10.0.0.5:25', SMTP_TLS: 'off' }).message).toMatch(/^SMTP_TLS/);
+    expect(configError({ ...smtp, SMTP_URL: 'smtps://127.0.0.1:465', SMTP_TLS: 'off' }).message).toMatch(
+      /^SMTP_TLS: off cannot apply to smtps/,
+    );
+    expect(configError({ ...smtp, SMTP_TLS: 'no' }).message).toMatch(/^SMTP_TLS: must be one of on, off/);
+  });
+});

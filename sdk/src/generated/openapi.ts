@@ -1555,6 +1555,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/pause/{id}/notifications/{notification_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a failed notification again
+         * @description Queues a `failed` notification again, with the same content and its attempts from zero; the worker sends it as the first time (and retries on the usual schedule). Any other status is a 409 `notification_not_failed`: a test pause's `suppressed` notifications are never sent.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    notification_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            channel: "email" | "slack";
+                            /** @description The address, or the Slack URL with its secret part hidden. */
+                            to: string;
+                            status: "pending" | "sent" | "failed" | "suppressed";
+                            attempts: number;
+                            last_error: string | null;
+                            sent_at: string | null;
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pause/{id}/timeline": {
         parameters: {
             query?: never;

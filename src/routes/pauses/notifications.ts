@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import { readOwnedNotification, resendNotification } from '../../actions/notifications.js';
 import { presentNotification } from '../../actions/present-pause.js';
-import { notFound } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
-import { getNotification } from '../../store/notifications.js';
-import { getOwnedPause } from '../../store/pauses.js';
 import { NotificationFields } from './schemas.js';
 
 // One notification of a pause with its rendered content: in test mode, where
@@ -21,8 +19,12 @@ const RenderedNotification = Type.Object({
   created_at: Timestamp,
 });
 
+const NotificationParams = Type.Object({
+  id: Type.String({ maxLength: 64 }),
+  notification_id: Type.String({ maxLength: 64 }),
+});
+
 export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { store } = app.services;
   app.get(
     '/pause/:id/notifications/:notification_id',
     {
@@ -31,16 +33,13 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'A notification of a pause (an email or a Slack message), with the subject and bodies rendered for it.',
         tags: ['pauses'],
-        params: Type.Object({ id: Type.String({ maxLength: 64 }), notification_id: Type.String({ maxLength: 64 }) }),
+        params: NotificationParams,
         response: { 200: RenderedNotification, ...errorResponses(401, 404) },
       },
     },
     async (request) => {
-      const holder = keyHolderOf(request);
-      const pause = await getOwnedPause(store, holder, request.params.id);
-      if (!pause) throw notFound('Pause');
-      const row = await getNotification(store, { pauseId: pause.id, notificationId: request.params.notification_id });
-      if (!row) throw notFound('Notification');
+      const { id, notification_id } = request.params;
+      const row = await readOwnedNotification(app.services, keyHolderOf(request), id, notification_id);
       return {
         ...presentNotification(row),
         object: 'notification' as const,
@@ -50,6 +49,24 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         html: row.html_body,
         created_at: row.created_at,
       };
+    },
+  );
+
+  app.post(
+    '/pause/:id/notifications/:notification_id/retry',
+    {
+      schema: {
+        summary: 'Send a failed notification again',
+        description:
+          "Queues a `failed` notification again, with the same content and its attempts from zero; the worker sends it as the first time (and retries on the usual schedule). Any other status is a 409 `notification_not_failed`: a test pause's `suppressed` notifications are never sent.",
+        tags: ['pauses'],
+        params: NotificationParams,
+        response: { 200: Type.Object(NotificationFields), ...errorResponses(401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { id, notification_id } = request.params;
+      return presentNotification(await resendNotification(app.services, keyHolderOf(request), id, notification_id));
     },
   );
 };
