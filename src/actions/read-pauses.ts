@@ -35,7 +35,7 @@ export async function readOwnedPause(
     },
     isDone: (row) => currentOutcome(row).status !== 'pending',
     // Every transition signals, the expirer's timeouts included.
-    wake: (row, ms) => signals.wait(row.id, ms),
+    wake: (row, ms, signal) => signals.waitForPause(row.id, ms, signal),
     isClosed: () => signals.isClosed,
     signal: options.signal,
   });
