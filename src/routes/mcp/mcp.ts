@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import Type from 'typebox';
 import { ApiError } from '../../errors.js';
-import { keyHolderOf } from '../../http/auth.js';
+import { chargeMoreRequests, keyHolderOf } from '../../http/auth.js';
 import { createMcpServer } from '../../mcp/tools.js';
 import { LocalQuestions } from './questions.js';
 
@@ -11,6 +11,11 @@ import { LocalQuestions } from './questions.js';
 // the API's Bearer keys (a login session is refused), scoped as the API is,
 // under the same body caps, input checks and rate limit: the app's parsers
 // and hooks run first, then the request is handed to the MCP SDK's transport.
+//
+// A JSON-RPC batch (which protocol revisions up to 2025-03-26 allow, and the
+// SDK still negotiates) counts one request per message against the key's
+// rate limit, so a batch of 100 ask_human calls costs what 100 POSTs would.
+// Waits count against MAX_WAITS_PER_KEY with the API's long-polls.
 //
 // A tool call waits at most 55 s, and ends sooner when the client goes away
 // (the transport closes and aborts the call) or the service shuts down (the
@@ -35,7 +40,12 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/mcp', { schema: { hide: true, body: JsonRpcBody } }, async (request, reply) => {
     const holder = keyHolderOf(request);
-    const questions = new LocalQuestions(services, { developerId: holder.developerId, mode: holder.mode });
+    if (Array.isArray(request.body)) chargeMoreRequests(request, request.body.length - 1);
+    const questions = new LocalQuestions(
+      services,
+      { developerId: holder.developerId, mode: holder.mode },
+      holder.credentialHash,
+    );
     const calls = services.metrics.mcpToolCalls;
     const server = createMcpServer(questions, {
       onUnexpectedError: (error) => request.log.error({ err: error }, 'MCP tool call failed'),
