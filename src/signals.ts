@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Client } from 'pg';
 import type { Logger } from './logger.js';
 import { pendingAmong } from './store/pauses.js';
@@ -21,8 +22,11 @@ const QUEUED = Symbol('queued');
 
 /** Waiters are re-checked against the database at least this often, in ms. */
 export const RECHECK_MS = 1000;
-/** Pause ids per query of the shared re-check. */
-const RECHECK_CHUNK = 500;
+/**
+ * Pause ids per query of the shared re-check. On SQLite a query holds the
+ * event loop while it runs, so the round yields between small chunks.
+ */
+const RECHECK_CHUNK = 200;
 
 type Wake = () => void;
 
@@ -127,6 +131,7 @@ export class PauseSignals {
     }
     const ids = [...this.pauseWaiters.keys()];
     for (let i = 0; i < ids.length && !this.closed; i += RECHECK_CHUNK) {
+      if (i > 0) await yieldToRequests();
       const chunk = ids.slice(i, i + RECHECK_CHUNK);
       try {
         const pending = await pendingAmong(this.store, chunk);
