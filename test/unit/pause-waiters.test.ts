@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { pendingPauseRow } from '../../bench/lib/pauses.js';
+import { insertDeveloper, pendingPauseRow } from '../../bench/lib/pauses.js';
 import { createLogger } from '../../src/logger.js';
 import { PauseSignals } from '../../src/signals.js';
 import { migrateToLatest, openStore, type Store } from '../../src/store/store.js';
@@ -17,20 +17,7 @@ const HOUR = 3_600_000;
 beforeEach(async () => {
   store = openStore({ kind: 'sqlite', path: ':memory:' });
   await migrateToLatest(store);
-  const now = new Date().toISOString();
-  await store.db
-    .insertInto('developers')
-    .values({
-      id: 'dev_1',
-      email: 'dev@example.com',
-      password_hash: 'x',
-      plan: 'free',
-      created_at: now,
-      payment_customer_id: null,
-      plan_status: null,
-      plan_event_created: null,
-    })
-    .execute();
+  await insertDeveloper(store, 'dev_1');
   signals = new PauseSignals(store, createLogger('silent'));
   await signals.start();
 });
