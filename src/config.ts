@@ -43,6 +43,8 @@ export interface Config {
   apiRateLimit: RateLimit;
   /** The public respond endpoints and response page, per client address. */
   respondRateLimit: RateLimit;
+  /** Concurrent waits (long-polls of a pause, MCP tool waits) one API key may hold on one instance. */
+  maxWaitsPerKey: number;
   /** How long a client may take to send its request headers, then its whole request. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -122,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     authRateLimit: parseRateLimit('AUTH_RATE_LIMIT', read('AUTH_RATE_LIMIT') ?? '10/60'),
     apiRateLimit: parseRateLimit('API_RATE_LIMIT', read('API_RATE_LIMIT') ?? '6000/60'),
     respondRateLimit: parseRateLimit('RESPOND_RATE_LIMIT', read('RESPOND_RATE_LIMIT') ?? '300/60'),
+    maxWaitsPerKey: parseInteger('MAX_WAITS_PER_KEY', read('MAX_WAITS_PER_KEY') ?? '100', 0, 1_000_000),
     headersTimeoutMs: parseInteger('HEADERS_TIMEOUT_MS', read('HEADERS_TIMEOUT_MS') ?? '10000', 100, 600_000),
     requestTimeoutMs: parseInteger('REQUEST_TIMEOUT_MS', read('REQUEST_TIMEOUT_MS') ?? '30000', 100, 600_000),
   };

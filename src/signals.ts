@@ -1,17 +1,34 @@
 import { EventEmitter } from 'node:events';
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Client } from 'pg';
 import type { Logger } from './logger.js';
+import { pendingAmong } from './store/pauses.js';
 import type { Store } from './store/store.js';
 import { KEYS_CHANNEL, PAUSE_CHANNEL, QUEUED_CHANNEL } from './store/wake-up-channels.js';
 
 // "Pause X changed" wake-ups for long-polls, and "work was queued" wake-ups
 // for the outbox workers. Every transition commits, then signals here; on
 // PostgreSQL the transaction also sends NOTIFY, so every instance hears of it
-// the moment it commits. A wake-up is only a hint: waiters re-read the
-// database, and re-check at least once a second in case one was missed.
+// the moment it commits. A wake-up is only a hint: a woken waiter re-reads the
+// database. In case one was missed (signalled where this instance cannot hear
+// it), one shared re-check every RECHECK_MS reads the status of every pause
+// waited on here in one query and wakes the waiters of those no longer pending.
+//
+// A waiter costs O(1) to park and to wake, however many there are: a set of
+// wake functions per pause id (and one for "any change"), each with its own
+// timer and abort listener, removed by identity.
 
-const ANY_CHANGE = Symbol('any change');
 const QUEUED = Symbol('queued');
+
+/** Waiters are re-checked against the database at least this often, in ms. */
+export const RECHECK_MS = 1000;
+/**
+ * Pause ids per query of the shared re-check. On SQLite a query holds the
+ * event loop while it runs, so the round yields between small chunks.
+ */
+const RECHECK_CHUNK = 200;
+
+type Wake = () => void;
 
 /** Something that keeps API keys and must hear when they are rotated. */
 export interface KeyRotationWatcher {
@@ -22,6 +39,14 @@ export interface KeyRotationWatcher {
 
 export class PauseSignals {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
+  /** The waiters of each pause, by its id. */
+  private readonly pauseWaiters = new Map<string, Set<Wake>>();
+  /** The waiters of any change. */
+  private readonly anyWaiters = new Set<Wake>();
+  private recheckTimer: NodeJS.Timeout | undefined;
+  private rechecking: Promise<void> | undefined;
+  /** Waits held per holder (an API key), for the cap on concurrent waits. */
+  private readonly slotsHeld = new Map<string, number>();
   private readonly keyWatchers: KeyRotationWatcher[] = [];
   private listener: Client | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -41,8 +66,8 @@ export class PauseSignals {
    * with `queued`, the outbox workers too. Call after the commit.
    */
   changed(pauseIds: Iterable<string>, options: { queued?: boolean } = {}): void {
-    for (const id of pauseIds) this.emitter.emit(id);
-    this.emitter.emit(ANY_CHANGE);
+    for (const id of pauseIds) this.wakePause(id);
+    for (const wake of this.anyWaiters) wake();
     if (options.queued) this.queued();
   }
 
@@ -56,25 +81,116 @@ export class PauseSignals {
     this.emitter.on(QUEUED, listener);
   }
 
-  /** Resolves when any pause may have changed, after `ms`, or when closing. */
-  waitAny(ms: number): Promise<void> {
-    return this.wait(ANY_CHANGE, ms);
+  /** Resolves when any pause may have changed, after `ms`, when closing, or when `signal` aborts. */
+  waitAny(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.park(this.anyWaiters, ms, signal);
   }
 
-  /** Resolves when the pause may have changed, after `ms`, or when closing. */
-  wait(pauseId: string | symbol, ms: number): Promise<void> {
-    if (this.closed) return Promise.resolve();
+  /**
+   * Resolves when the pause may have left pending (a wake-up for it, or the
+   * shared re-check found it no longer pending), after `ms`, when closing, or
+   * when `signal` aborts.
+   */
+  waitForPause(pauseId: string, ms: number, signal?: AbortSignal): Promise<void> {
+    let waiters = this.pauseWaiters.get(pauseId);
+    if (!waiters) {
+      waiters = new Set();
+      this.pauseWaiters.set(pauseId, waiters);
+    }
+    const promise = this.park(waiters, ms, signal, () => {
+      if (this.pauseWaiters.get(pauseId)?.size === 0) this.pauseWaiters.delete(pauseId);
+    });
+    if (this.pauseWaiters.size > 0) this.recheckTimer ??= setInterval(() => void this.recheck(), RECHECK_MS).unref();
+    return promise;
+  }
+
+  /** How many waits are parked here (of pauses and of any change). */
+  get waiterCount(): number {
+    let count = this.anyWaiters.size;
+    for (const waiters of this.pauseWaiters.values()) count += waiters.size;
+    return count;
+  }
+
+  /**
+   * The shared re-check: reads the status of every pause waited on, in one
+   * query per RECHECK_CHUNK ids, and wakes the waiters of those no longer
+   * pending (or gone). One runs at a time; a call meanwhile joins it.
+   */
+  recheck(): Promise<void> {
+    this.rechecking ??= this.recheckAll().finally(() => {
+      this.rechecking = undefined;
+    });
+    return this.rechecking;
+  }
+
+  private async recheckAll(): Promise<void> {
+    if (this.pauseWaiters.size === 0) {
+      clearInterval(this.recheckTimer);
+      this.recheckTimer = undefined;
+      return;
+    }
+    const ids = [...this.pauseWaiters.keys()];
+    for (let i = 0; i < ids.length && !this.closed; i += RECHECK_CHUNK) {
+      if (i > 0) await yieldToRequests();
+      const chunk = ids.slice(i, i + RECHECK_CHUNK);
+      try {
+        const pending = await pendingAmong(this.store, chunk);
+        for (const id of chunk) if (!pending.has(id)) this.wakePause(id);
+      } catch (error) {
+        // The waiters re-read at their deadline anyway; the next round tries again.
+        this.logger.warn({ err: error }, 'the re-check of waited-on pauses failed');
+      }
+    }
+  }
+
+  private wakePause(pauseId: string): void {
+    const waiters = this.pauseWaiters.get(pauseId);
+    if (waiters) for (const wake of waiters) wake();
+  }
+
+  /** Adds a waiter to `waiters` until it is woken, its time is up, the service closes or `signal` aborts. */
+  private park(waiters: Set<Wake>, ms: number, signal: AbortSignal | undefined, onEmpty?: () => void): Promise<void> {
+    if (this.closed || signal?.aborted) {
+      onEmpty?.();
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const done = () => {
+      const wake = () => {
         clearTimeout(timer);
-        this.emitter.off(pauseId, done);
-        this.emitter.off('close', done);
+        signal?.removeEventListener('abort', wake);
+        waiters.delete(wake);
+        if (waiters.size === 0) onEmpty?.();
         resolve();
       };
-      const timer = setTimeout(done, ms);
-      this.emitter.once(pauseId, done);
-      this.emitter.once('close', done);
+      const timer = setTimeout(wake, ms);
+      signal?.addEventListener('abort', wake, { once: true });
+      waiters.add(wake);
     });
+  }
+
+  /**
+   * Takes one of `max` concurrent wait slots of `holder`: a function that
+   * gives it back (once), or undefined when all are taken.
+   */
+  takeWaitSlot(holder: string, max: number): (() => void) | undefined {
+    const held = this.slotsHeld.get(holder) ?? 0;
+    if (held >= max) return undefined;
+    this.slotsHeld.set(holder, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.slotsHeld.get(holder) ?? 1) - 1;
+      if (left > 0) this.slotsHeld.set(holder, left);
+      else this.slotsHeld.delete(holder);
+    };
+  }
+
+  /** How many wait slots are held, by all holders. */
+  get waitSlotsHeld(): number {
+    let count = 0;
+    for (const held of this.slotsHeld.values()) count += held;
+    return count;
   }
 
   /** Tells key caches that a developer's keys changed; call after the commit. */
@@ -103,7 +219,10 @@ export class PauseSignals {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
-    this.emitter.emit('close');
+    clearInterval(this.recheckTimer);
+    this.recheckTimer = undefined;
+    // Every waiter answers with what it has; one pass, then none can park.
+    for (const waiters of [...this.pauseWaiters.values(), this.anyWaiters]) for (const wake of waiters) wake();
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => {});

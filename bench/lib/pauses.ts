@@ -169,3 +169,20 @@ export async function createPausesThroughApi(input: {
     amount: input.count,
   });
 }
+
+/** A developer row to own pauses inserted straight into the database (no keys, no password). */
+export async function insertDeveloper(store: Store, id: string): Promise<void> {
+  await store.db
+    .insertInto('developers')
+    .values({
+      id,
+      email: `${id}@example.com`,
+      password_hash: 'x',
+      plan: 'free',
+      created_at: new Date().toISOString(),
+      payment_customer_id: null,
+      plan_status: null,
+      plan_event_created: null,
+    })
+    .execute();
+}

@@ -1,12 +1,13 @@
 // A long-poll (?wait=N): read, and while the answer is not final and time is
 // left, sleep until a wake-up and read again. A wake-up is only a hint, so the
-// answer always comes from a fresh read, and a waiter re-reads at least every
-// RECHECK_MS in case a wake-up was signalled where this instance cannot hear it.
+// answer always comes from a fresh read. What wakes a waiter is up to `wake`:
+// a pause's waiter is woken by the shared re-check (signals.ts) when it missed
+// a wake-up; a waiter of something else passes at most RECHECK_MS to re-read.
+
+export { RECHECK_MS } from '../signals.js';
 
 /** The longest a client may ask to wait, in seconds. */
 export const MAX_WAIT_SECONDS = 60;
-/** A waiter reads again at least this often, woken or not. */
-export const RECHECK_MS = 1000;
 
 export interface LongPoll<T> {
   /** How long to wait at most, in seconds; 0 reads once. */
@@ -15,8 +16,8 @@ export interface LongPoll<T> {
   read: () => Promise<T>;
   /** True when this answer is to be given at once. */
   isDone: (value: T) => boolean;
-  /** Resolves when `value` may have changed, after `ms`, or when the service closes. */
-  wake: (value: T, ms: number) => Promise<void>;
+  /** Resolves when `value` may have changed, after `ms` (the time left), when the service closes or `signal` aborts. */
+  wake: (value: T, ms: number, signal: AbortSignal | undefined) => Promise<void>;
   /** True once the service is closing: waiters answer with what they have. */
   isClosed: () => boolean;
   /** Ends the wait early with the last answer read, e.g. when the client has gone. */
@@ -30,18 +31,7 @@ export async function longPoll<T>(poll: LongPoll<T>): Promise<T> {
     const value = await poll.read();
     const remaining = deadline - Date.now();
     if (poll.isDone(value) || remaining <= 0 || poll.isClosed() || poll.signal?.aborted) return value;
-    await untilAborted(poll.wake(value, Math.min(remaining, RECHECK_MS)), poll.signal);
+    await poll.wake(value, remaining, poll.signal);
     if (poll.signal?.aborted) return value;
   }
-}
-
-/** Resolves with `wake`, or as soon as `signal` aborts. */
-function untilAborted(wake: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return wake;
-  let onAbort: () => void = () => {};
-  const aborted = new Promise<void>((resolve) => {
-    onAbort = resolve;
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return Promise.race([wake, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }

@@ -12,35 +12,48 @@ import { type PresentedPause, presentStoredPauses } from './present-pause.js';
 // tools alike: one pause, with an optional wait for its outcome, or a page of
 // them, newest first.
 
-type ReadServices = Pick<ServiceContext, 'store' | 'clock' | 'signals' | 'keys' | 'publicBaseUrl'>;
+type ReadServices = Pick<ServiceContext, 'store' | 'clock' | 'signals' | 'keys' | 'publicBaseUrl' | 'config'>;
 
 /**
  * The owner's pause (404 if it is not theirs, or of the other mode). With
  * `waitSeconds`, waits up to that long for it to leave pending; the wait ends
- * early, with the pause as it stands, when the service closes or `signal` aborts.
+ * early, with the pause as it stands, when the service closes or `signal`
+ * aborts. A `waiter` (an API key) holds at most MAX_WAITS_PER_KEY waits at
+ * once on this instance: over that, the pause is read once and answered at
+ * once, pending or not, as a wait that ended early.
  */
 export async function readOwnedPause(
   services: ReadServices,
   owner: Owner,
   pauseId: string,
-  options: { waitSeconds?: number; signal?: AbortSignal | undefined } = {},
+  options: { waitSeconds?: number; signal?: AbortSignal | undefined; waiter?: string } = {},
 ): Promise<PresentedPause> {
   const { store, signals } = services;
-  const row = await longPoll({
-    waitSeconds: options.waitSeconds ?? 0,
-    read: async () => {
-      const pause = await getOwnedPause(store, owner, pauseId);
-      if (!pause) throw notFound('Pause');
-      return pause;
-    },
-    isDone: (row) => currentOutcome(row).status !== 'pending',
-    // Every transition signals, the expirer's timeouts included.
-    wake: (row, ms) => signals.wait(row.id, ms),
-    isClosed: () => signals.isClosed,
-    signal: options.signal,
-  });
-  const [presented] = await presentStoredPauses(services, [row]);
-  return presented as PresentedPause;
+  const requested = options.waitSeconds ?? 0;
+  const release =
+    requested > 0 && options.waiter !== undefined
+      ? signals.takeWaitSlot(options.waiter, services.config.maxWaitsPerKey)
+      : undefined;
+  const waitSeconds = release || options.waiter === undefined ? requested : 0;
+  try {
+    const row = await longPoll({
+      waitSeconds,
+      read: async () => {
+        const pause = await getOwnedPause(store, owner, pauseId);
+        if (!pause) throw notFound('Pause');
+        return pause;
+      },
+      isDone: (row) => currentOutcome(row).status !== 'pending',
+      // Every transition signals, the expirer's timeouts included.
+      wake: (row, ms, signal) => signals.waitForPause(row.id, ms, signal),
+      isClosed: () => signals.isClosed,
+      signal: options.signal,
+    });
+    const [presented] = await presentStoredPauses(services, [row]);
+    return presented as PresentedPause;
+  } finally {
+    release?.();
+  }
 }
 
 export interface PauseListRequest {

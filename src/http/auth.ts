@@ -80,8 +80,19 @@ export function installAuthentication(app: FastifyInstance): void {
     const policy = request.routeOptions.config.auth ?? 'key';
     if (policy === 'none') return;
     request.principal = await authenticate(app, keys, request, policy);
-    app.rateLimits.api.hit(`key:${request.principal.credentialHash}`);
+    app.rateLimits.api.hit(rateLimitKey(request.principal));
   });
+}
+
+const rateLimitKey = (principal: Principal) => `key:${principal.credentialHash}`;
+
+/**
+ * Counts `count` more requests of the caller against its rate limit, on top
+ * of the one its HTTP request counted: the further messages of a JSON-RPC
+ * batch, each of which is a request of its own. Throws 429 when over.
+ */
+export function chargeMoreRequests(request: FastifyRequest, count: number): void {
+  if (count > 0) request.server.rateLimits.api.charge(count, rateLimitKey(principalOf(request)));
 }
 
 /** The authenticated caller of a protected route. */

@@ -15,6 +15,11 @@ export class RateLimiter {
 
   /** Counts one hit on each key; throws 429 when any of them is over its limit. */
   hit(...keys: string[]): void {
+    this.charge(1, ...keys);
+  }
+
+  /** Counts `count` hits on each key at once (e.g. the messages of a batch); throws 429 when any is over its limit. */
+  charge(count: number, ...keys: string[]): void {
     const now = this.now();
     this.sweep(now);
     let retryAfterMs = 0;
@@ -24,7 +29,7 @@ export class RateLimiter {
         window = { count: 0, resetAt: now + this.limit.windowMs };
         this.windows.set(key, window);
       }
-      window.count += 1;
+      window.count += count;
       if (window.count > this.limit.max) retryAfterMs = Math.max(retryAfterMs, window.resetAt - now);
     }
     if (retryAfterMs > 0) {

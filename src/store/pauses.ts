@@ -113,3 +113,15 @@ const insertPlainPause = prepared((db, row: PausesTable) =>
     updated_at: row.updated_at,
   }),
 );
+
+/** Which of these pauses are stored as pending; a pause not found is not among them. */
+export async function pendingAmong(store: Store, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await store.db
+    .selectFrom('pauses')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('status', '=', 'pending')
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}

@@ -38,6 +38,7 @@ describe('loadConfig defaults', () => {
     expect(config.logLevel).toBe('info');
     expect(config.trustProxy).toBe(false);
     expect(config.authRateLimit).toEqual({ max: 10, windowMs: 60_000 });
+    expect(config.maxWaitsPerKey).toBe(100);
   });
 
   it('treats empty and blank variables as unset', () => {
@@ -66,6 +67,7 @@ describe('loadConfig defaults', () => {
       LOG_LEVEL: 'debug',
       TRUST_PROXY: 'true',
       AUTH_RATE_LIMIT: '3/30',
+      MAX_WAITS_PER_KEY: '20',
     });
     expect(config.port).toBe(8080);
     expect(config.host).toBe('0.0.0.0');
@@ -89,6 +91,7 @@ describe('loadConfig defaults', () => {
     expect(config.logLevel).toBe('debug');
     expect(config.trustProxy).toBe(true);
     expect(config.authRateLimit).toEqual({ max: 3, windowMs: 30_000 });
+    expect(config.maxWaitsPerKey).toBe(20);
   });
 
   it('gives null (unlimited) for free:unlimited', () => {
@@ -158,6 +161,8 @@ describe('loadConfig rejects bad values with a message that starts with the vari
     ['AUTH_RATE_LIMIT', { AUTH_RATE_LIMIT: '0/60' }],
     ['AUTH_RATE_LIMIT', { AUTH_RATE_LIMIT: '10/0' }],
     ['AUTH_RATE_LIMIT', { AUTH_RATE_LIMIT: '10' }],
+    ['MAX_WAITS_PER_KEY', { MAX_WAITS_PER_KEY: 'many' }],
+    ['MAX_WAITS_PER_KEY', { MAX_WAITS_PER_KEY: '-1' }],
   ];
 
   it.each(cases)('%s in %j', (variable, env) => {

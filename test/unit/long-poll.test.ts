@@ -2,16 +2,19 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { longPoll, RECHECK_MS } from '../../src/actions/long-poll.js';
 import { createLogger } from '../../src/logger.js';
 import { PauseSignals } from '../../src/signals.js';
-import { openStore, type Store } from '../../src/store/store.js';
+import { migrateToLatest, openStore, type Store } from '../../src/store/store.js';
 
 // longPoll() with the wake-ups the routes use: real PauseSignals (over an
-// in-memory SQLite store, which the signals only ask for its engine) and
-// real timers. A "pause" here is a value the test changes while a poll waits.
+// in-memory SQLite store, migrated but empty) and real timers. A "pause" here
+// is a value the test changes while a poll waits; it is not in the database,
+// so the shared re-check finds it "not pending" and wakes its waiter to
+// re-read every RECHECK_MS, as it would a pause changed unheard.
 
 let store: Store;
 let signals: PauseSignals;
 beforeEach(async () => {
   store = openStore({ kind: 'sqlite', path: ':memory:' });
+  await migrateToLatest(store);
   signals = new PauseSignals(store, createLogger('silent'));
   await signals.start();
 });
@@ -31,7 +34,7 @@ function pauseState(id: string) {
         return { id, status: state.status };
       },
       isDone: (pause) => pause.status !== 'pending',
-      wake: (pause, ms) => signals.wait(pause.id, ms),
+      wake: (pause, ms, signal) => signals.waitForPause(pause.id, ms, signal),
       isClosed: () => signals.isClosed,
       signal,
     });

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { longPoll, MAX_WAIT_SECONDS } from '../../actions/long-poll.js';
+import { longPoll, MAX_WAIT_SECONDS, RECHECK_MS } from '../../actions/long-poll.js';
 import { ApiError } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
@@ -65,7 +65,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         waitSeconds: request.query.wait ?? 0,
         read: () => listEvents(store, holder, { since: since?.toISOString(), limit }),
         isDone: (page) => page.rows.length > 0,
-        wake: (_page, ms) => signals.waitAny(ms),
+        // Any change may be an event of this account; re-read at least every RECHECK_MS.
+        wake: (_page, ms) => signals.waitAny(Math.min(ms, RECHECK_MS)),
         isClosed: () => signals.isClosed,
       });
       return {

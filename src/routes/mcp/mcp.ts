@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import Type from 'typebox';
 import { ApiError } from '../../errors.js';
-import { keyHolderOf } from '../../http/auth.js';
+import { chargeMoreRequests, keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { createMcpServer } from '../../mcp/tools.js';
 import { LocalQuestions } from './questions.js';
@@ -12,6 +12,11 @@ import { LocalQuestions } from './questions.js';
 // the API's Bearer keys (a login session is refused), scoped as the API is,
 // under the same body caps, input checks and rate limit: the app's parsers
 // and hooks run first, then the request is handed to the MCP SDK's transport.
+//
+// A JSON-RPC batch (which protocol revisions up to 2025-03-26 allow, and the
+// SDK still negotiates) counts one request per message against the key's
+// rate limit, so a batch of 100 ask_human calls costs what 100 POSTs would.
+// Waits count against MAX_WAITS_PER_KEY with the API's long-polls.
 //
 // A tool call waits at most 55 s, and ends sooner when the client goes away
 // (the transport closes and aborts the call) or the service shuts down (the
@@ -31,8 +36,9 @@ const McpSchema = {
     'Streamable HTTP, stateless: POST one JSON-RPC message or a batch, with `Accept: application/json, ' +
     'text/event-stream` and an API key (test or live; a login session is refused). The answer is a ' +
     '`text/event-stream` carrying the JSON-RPC response (202 with no body for notifications alone). A tool ' +
-    'call waits at most 55 seconds, then answers `pending` with the pause to wait on again. GET and DELETE ' +
-    'are `405`: there are no sessions.',
+    'call waits at most 55 seconds, then answers `pending` with the pause to wait on again. Each message of ' +
+    'a batch counts against the key\'s rate limit, and the waits count against MAX_WAITS_PER_KEY like ' +
+    'long-polls. GET and DELETE are `405`: there are no sessions.',
   tags: ['mcp'],
   body: {
     ...JsonRpcBody,
@@ -79,7 +85,12 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/mcp', { schema: McpSchema }, async (request, reply) => {
     const holder = keyHolderOf(request);
-    const questions = new LocalQuestions(services, { developerId: holder.developerId, mode: holder.mode });
+    if (Array.isArray(request.body)) chargeMoreRequests(request, request.body.length - 1);
+    const questions = new LocalQuestions(
+      services,
+      { developerId: holder.developerId, mode: holder.mode },
+      holder.credentialHash,
+    );
     const calls = services.metrics.mcpToolCalls;
     const server = createMcpServer(questions, {
       onUnexpectedError: (error) => request.log.error({ err: error }, 'MCP tool call failed'),

@@ -15,9 +15,11 @@ import { CreatePause } from '../pauses/create.js';
 const checkCreate = bodyChecker<Static<typeof CreatePause>>(CreatePause);
 
 export class LocalQuestions implements Questions {
+  /** `waiter`: the API key, whose concurrent waits are capped as the long-poll's are. */
   constructor(
     private readonly services: CreatePauseServices,
     private readonly owner: Owner,
+    private readonly waiter: string,
   ) {}
 
   create(question: NewQuestion): Promise<Question> {
@@ -29,7 +31,9 @@ export class LocalQuestions implements Questions {
   }
 
   wait(pauseId: string, waitSeconds: number, signal: AbortSignal): Promise<Question> {
-    return reported(() => readOwnedPause(this.services, this.owner, pauseId, { waitSeconds, signal }));
+    return reported(() =>
+      readOwnedPause(this.services, this.owner, pauseId, { waitSeconds, signal, waiter: this.waiter }),
+    );
   }
 
   cancel(pauseId: string): Promise<Question> {

@@ -22,7 +22,10 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Read a pause',
         description:
-          'Reads a pause. With `?wait=N`, waits up to N seconds for it to leave pending, and answers as soon as it does.',
+          'With `?wait=N` the answer comes as soon as the pause leaves `pending`, or after N seconds with the pause ' +
+          'still pending; a wait may end early (the service shutting down), so poll again while it is pending. ' +
+          'One API key holds at most MAX_WAITS_PER_KEY (default 100) waits at once per instance, counting ' +
+          "the MCP tools' waits: a wait over that answers at once with the pause as it stands.",
         tags: ['pauses'],
         params: PauseIdParams,
         querystring: Type.Object(
@@ -32,10 +35,17 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: PauseObject, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const holder = keyHolderOf(request);
       const owner: Owner = { developerId: holder.developerId, mode: holder.mode };
-      return readOwnedPause(services, owner, request.params.id, { waitSeconds: request.query.wait ?? 0 });
+      // A client that goes away ends its wait, and gives back its slot.
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      return readOwnedPause(services, owner, request.params.id, {
+        waitSeconds: request.query.wait ?? 0,
+        signal: gone.signal,
+        waiter: holder.credentialHash,
+      });
     },
   );
 
