@@ -1,7 +1,11 @@
 // The baselines of bench/create-pause.ts: a bare Fastify 5 server, run as its
 // own process (node --import tsx bench/hello-world.ts) on PORT, logger off,
-// the way the service runs with LOG_LEVEL=warn. Two routes:
-// - GET / answers {hello: 'world'}: the baseline the issue names;
+// the way the service runs with LOG_LEVEL=warn. Three routes:
+// - GET / answers {hello: 'world'}: the baseline the issue names, and a
+//   read's bare GET (DESIGN.md, "How performance is measured");
+// - POST /bare parses the JSON body with Fastify's own parser and answers a
+//   small JSON object, without schemas: the bare POST, the cost of HTTP and
+//   JSON alone, which a create and a read are measured against;
 // - POST /pause takes the create-pause body and answers a pause, both checked
 //   with the service's own schemas, and does nothing else (no key, no token,
 //   no database): what Fastify itself costs for a create request.
@@ -11,9 +15,10 @@ import { PauseObject } from '../src/routes/pauses/schemas.js';
 
 const port = Number(process.env.PORT ?? 3001);
 const app = Fastify({ logger: false });
-app.get('/', async () => ({ hello: 'world' }));
-
 const PAUSE_ID = 'pause_01kmz3k7y4p8v2d6q9w0xr5tyh';
+app.get('/', async () => ({ hello: 'world' }));
+app.post('/bare', async (request) => ({ received: typeof request.body === 'object', id: PAUSE_ID }));
+
 app.post('/pause', { schema: { body: CreatePause, response: { 201: PauseObject } } }, async (request, reply) => {
   const body = request.body as { title: string; body?: string; expires_in?: number; metadata?: object };
   const now = new Date();

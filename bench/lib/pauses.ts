@@ -2,6 +2,7 @@
 // count), or straight into the tables with the row shape of the create action
 // (src/actions/create-pause.ts buildRow), through the project's own store.
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { DEFAULT_OPTIONS } from '../../src/domain/pause.js';
 import { WITHOUT_REVIEWERS } from '../../src/store/pauses.js';
 import type { PausesTable, ReviewersTable } from '../../src/store/schema.js';
@@ -185,4 +186,23 @@ export async function insertDeveloper(store: Store, id: string): Promise<void> {
       plan_event_created: null,
     })
     .execute();
+}
+
+/**
+ * SQLite: waits (at most `timeoutS`) until the service's worker has put every
+ * pause's title into the text index (store/pause-search.ts indexNewTitles),
+ * so that a run does not pay for indexing pauses inserted before it; returns
+ * the seconds waited.
+ */
+export async function titlesIndexed(store: Store, timeoutS = 120): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const { rows } = await sql<{ behind: number }>`
+      select (select max(rowid) from pauses) - last_rowid as behind from pause_titles_progress`.execute(store.db);
+    const waited = (performance.now() - started) / 1000;
+    if (rows[0]?.behind === 0) return waited;
+    if (waited > timeoutS)
+      throw new Error(`the title index was still ${rows[0]?.behind} pauses behind after ${timeoutS} s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }

@@ -17,7 +17,7 @@ export interface TokenSubject {
   reviewerId?: string;
 }
 
-const mac = (key: Buffer, bound: string) => hmacSha256(key, bound).toString('base64url');
+const mac = (key: Buffer, bound: string) => hmacSha256(key, bound, 'base64url');
 
 export const responseToken = (key: Buffer, pauseId: string): string => `${pauseId}.${mac(key, pauseId)}`;
 

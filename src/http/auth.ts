@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { isoTime } from '../domain/clock.js';
 import type { Mode } from '../domain/keys.js';
 import { parseCredential } from '../domain/keys.js';
@@ -34,12 +34,13 @@ declare module 'fastify' {
 
 const unauthorized = (message: string) => new ApiError('unauthorized', message);
 
-async function authenticate(
+/** The caller; without an await when the key is cached, as it is for nearly every request. */
+function authenticate(
   app: FastifyInstance,
   keys: ApiKeyCache,
   request: FastifyRequest,
   policy: AuthPolicy,
-): Promise<Principal> {
+): Principal | Promise<Principal> {
   const header = request.headers.authorization;
   if (!header) throw unauthorized('Send your API key as Authorization: Bearer <key>.');
   const match = /^Bearer +(\S+) *$/i.exec(header);
@@ -48,16 +49,26 @@ async function authenticate(
 
   const { store } = app.services;
   if (credential.kind === 'api_key') {
-    const key = keys.get(credential.hash) ?? (await lookUpApiKey(store, keys, credential.hash));
-    if (!key || key.mode !== credential.mode) throw unauthorized('The API key is invalid or has been rotated.');
-    return { developerId: key.developerId, mode: key.mode, via: 'api_key', credentialHash: credential.hash };
+    const cached = keys.get(credential.hash);
+    if (cached) return keyHolder(cached, credential);
+    return lookUpApiKey(store, keys, credential.hash).then((key) => keyHolder(key, credential));
   }
+  return sessionHolder(app, credential.hash, policy);
+}
+
+function keyHolder(key: KnownKey | undefined, credential: { mode: Mode; hash: string }): Principal {
+  if (!key || key.mode !== credential.mode) throw unauthorized('The API key is invalid or has been rotated.');
+  return { developerId: key.developerId, mode: key.mode, via: 'api_key', credentialHash: credential.hash };
+}
+
+async function sessionHolder(app: FastifyInstance, hash: string, policy: AuthPolicy): Promise<Principal> {
+  const { store } = app.services;
   if (policy !== 'key_or_session') {
     throw unauthorized('A login session works only for /v1/auth/me and /v1/auth/keys/rotate; use an API key.');
   }
-  const session = await findSession(store, credential.hash, isoTime(app.services.clock.now()));
+  const session = await findSession(store, hash, isoTime(app.services.clock.now()));
   if (!session) throw unauthorized('The session has expired; log in again.');
-  return { developerId: session.developer_id, mode: null, via: 'session', credentialHash: credential.hash };
+  return { developerId: session.developer_id, mode: null, via: 'session', credentialHash: hash };
 }
 
 async function lookUpApiKey(store: Store, keys: ApiKeyCache, keyHash: string): Promise<KnownKey | undefined> {
@@ -69,18 +80,48 @@ async function lookUpApiKey(store: Store, keys: ApiKeyCache, keyHash: string): P
   return key;
 }
 
-/** Adds the authentication hook to this plugin scope (the /v1 API). */
+/**
+ * Adds authentication to every route of this plugin scope (the /v1 API): the
+ * policy is read once as each route is added, and a protected route gets the
+ * hook as its own, so a request neither looks its route's config up nor, with
+ * a cached key, waits for a promise.
+ */
 export function installAuthentication(app: FastifyInstance): void {
   const { clock, signals } = app.services;
   const keys = new ApiKeyCache(() => clock.now().getTime());
   signals.watchKeyRotations(keys);
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request) => {
-    if (request.is404) return;
-    const policy = request.routeOptions.config.auth ?? 'key';
+  const admit = (request: FastifyRequest, principal: Principal) => {
+    request.principal = principal;
+    app.rateLimits.api.hit(rateLimitKey(principal));
+  };
+  const hook =
+    (policy: AuthPolicy): onRequestHookHandler =>
+    (request, _reply, done) => {
+      const admitted = (principal: Principal) => {
+        try {
+          admit(request, principal);
+        } catch (error) {
+          return done(error as Error);
+        }
+        done();
+      };
+      let found: Principal | Promise<Principal>;
+      try {
+        found = authenticate(app, keys, request, policy);
+      } catch (error) {
+        return done(error as Error);
+      }
+      if (found instanceof Promise) found.then(admitted, done);
+      else admitted(found);
+    };
+  app.addHook('onRoute', (route) => {
+    const policy = route.config?.auth ?? 'key';
     if (policy === 'none') return;
-    request.principal = await authenticate(app, keys, request, policy);
-    app.rateLimits.api.hit(rateLimitKey(request.principal));
+    // A new array: Fastify copies a GET's options for its HEAD route before this runs.
+    const own =
+      route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [hook(policy), ...own];
   });
 }
 

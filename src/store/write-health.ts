@@ -64,12 +64,30 @@ type Statement = 'begin' | 'commit' | 'rollback' | 'change' | 'read' | 'other';
 
 const CHANGE_NODES = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
 
+/**
+ * What raw SQL texts are, by text: prepared queries (prepared.ts) and
+ * transactions' BEGIN and COMMIT are raw, so the hot paths would otherwise
+ * run these patterns on every statement. Bounded, for raw texts built with
+ * values in them.
+ */
+const rawStatements = new Map<string, Statement>();
+const RAW_STATEMENTS_KEPT = 1024;
+
 function statementOf(query: CompiledQuery): Statement {
   const kind = query.query.kind;
   if (CHANGE_NODES.has(kind)) return 'change';
   if (kind === 'SelectQueryNode') return 'read';
   if (kind !== 'RawNode') return 'other';
-  const text = query.sql.trimStart().slice(0, 24).toLowerCase();
+  let statement = rawStatements.get(query.sql);
+  if (statement === undefined) {
+    statement = rawStatementOf(query.sql);
+    if (rawStatements.size < RAW_STATEMENTS_KEPT) rawStatements.set(query.sql, statement);
+  }
+  return statement;
+}
+
+function rawStatementOf(sql: string): Statement {
+  const text = sql.trimStart().slice(0, 24).toLowerCase();
   if (/^(begin|start transaction)\b/.test(text)) return 'begin';
   if (/^(commit|end)\b/.test(text)) return 'commit';
   if (/^rollback\s*;?\s*$/.test(text)) return 'rollback'; // not "rollback to <savepoint>"

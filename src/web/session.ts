@@ -51,7 +51,7 @@ export function sessionCookie(base: string): SessionCookie {
 
 /** A CSRF token: bound to the app (`purpose`, and its key) and to the session. */
 export const csrfTokenFor = (key: Buffer, purpose: string, sessionId: string): string =>
-  hmacSha256(key, `${purpose}:${sessionId}`).toString('base64url');
+  hmacSha256(key, `${purpose}:${sessionId}`, 'base64url');
 
 /** Whether `given` is this session's CSRF token, compared in constant time. */
 export const csrfMatchesFor = (key: Buffer, purpose: string, sessionId: string, given: unknown): boolean =>

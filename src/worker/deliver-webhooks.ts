@@ -11,7 +11,7 @@ import { httpAttempt, outboxTick } from './outbox-worker.js';
 export const BATCH_SIZE = 64;
 
 export function signatureHeader(secret: string, body: string): string {
-  return `sha256=${hmacSha256(secret, body).toString('hex')}`;
+  return `sha256=${hmacSha256(secret, body, 'hex')}`;
 }
 
 /** How many webhooks' secrets a worker keeps unsealed; past that it starts over. */

@@ -37,7 +37,7 @@ const McpSchema = {
     'text/event-stream` and an API key (test or live; a login session is refused). The answer is a ' +
     '`text/event-stream` carrying the JSON-RPC response (202 with no body for notifications alone). A tool ' +
     'call waits at most 55 seconds, then answers `pending` with the pause to wait on again. Each message of ' +
-    'a batch counts against the key\'s rate limit, and the waits count against MAX_WAITS_PER_KEY like ' +
+    "a batch counts against the key's rate limit, and the waits count against MAX_WAITS_PER_KEY like " +
     'long-polls. GET and DELETE are `405`: there are no sessions.',
   tags: ['mcp'],
   body: {
