@@ -80,6 +80,7 @@ dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: any
 .copy { display: flex; gap: .5rem; align-items: center; margin: 0 0 .5rem; }
 .copy code { flex: 1; overflow-wrap: anywhere; background: var(--soft); padding: .35rem .5rem; border-radius: 6px;
   font-size: .85rem; }
+.copy code.short { min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 ol.timeline { list-style: none; margin: 0; padding: 0; border-left: 2px solid var(--line); }
 ol.timeline li { position: relative; padding: 0 0 .9rem 1rem; }
 ol.timeline li::before { content: ""; position: absolute; left: -7px; top: .45rem; width: 12px; height: 12px;

@@ -81,12 +81,22 @@ export const Time = ({ at }: { at: string }) => (
   </time>
 );
 
-/** A value with a Copy button (added by the page's script: data-copy). */
-export const Copyable = ({ value, label }: { value: string; label: string }) => (
+/**
+ * A value with a Copy button (added by the page's script: data-copy). A long
+ * link is `short`: one line, cut with an ellipsis (the whole of it in the
+ * tooltip, for screen readers and for the button).
+ */
+export const Copyable = ({ value, label, short }: { value: string; label: string; short?: boolean }) => (
   <p class="copy">
-    <code data-copy="" data-copy-label={label}>
-      {value}
-    </code>
+    {short ? (
+      <code class="short" data-copy="" data-copy-label={label} title={value}>
+        {value}
+      </code>
+    ) : (
+      <code data-copy="" data-copy-label={label}>
+        {value}
+      </code>
+    )}
   </p>
 );
 

@@ -75,6 +75,26 @@ function describe(entry: TimelineEntry): { what: string; detail?: string } {
   }
 }
 
+/** When an open pause expires; when a finished one was answered, cancelled or expired. */
+function Ending({ pause }: { pause: PresentedPause }) {
+  const [label, at] =
+    pause.status === 'pending'
+      ? ['Expires', pause.expires_at]
+      : pause.status === 'responded'
+        ? ['Answered', pause.response?.response_at ?? pause.updated_at]
+        : pause.status === 'timed_out'
+          ? ['Expired', pause.expires_at]
+          : ['Cancelled', pause.updated_at];
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd>
+        <Time at={at} />
+      </dd>
+    </>
+  );
+}
+
 interface PauseProps {
   signedIn: SignedIn;
   pause: PresentedPause;
@@ -110,10 +130,7 @@ export function PauseView({ signedIn, pause, timeline, deliveries, apiUrl, notic
           <dd>
             <Time at={pause.created_at} />
           </dd>
-          <dt>Expires</dt>
-          <dd>
-            <Time at={pause.expires_at} />
-          </dd>
+          <Ending pause={pause} />
           <dt>If it times out</dt>
           <dd>{pause.timeout_default ? `“${pause.timeout_default}”` : 'No default answer'}</dd>
         </dl>
@@ -218,19 +235,19 @@ export function PauseView({ signedIn, pause, timeline, deliveries, apiUrl, notic
             {pause.response_url && (
               <>
                 <p class="label">Response page</p>
-                <Copyable value={pause.response_url} label="the response page link" />
+                <Copyable value={pause.response_url} label="the response page link" short />
               </>
             )}
             {pause.reviewers.map((reviewer) => (
               <>
                 <p class="label">{`${reviewer.email}’s link`}</p>
-                <Copyable value={reviewer.response_url} label={`${reviewer.email}’s link`} />
+                <Copyable value={reviewer.response_url} label={`${reviewer.email}’s link`} short />
               </>
             ))}
             <p class="label">Pause id</p>
             <Copyable value={pause.id} label="the pause id" />
             <p class="label">API</p>
-            <Copyable value={apiUrl} label="the API address" />
+            <Copyable value={apiUrl} label="the API address" short />
           </section>
           <section class="card" aria-labelledby="notifications">
             <h2 id="notifications">Notifications</h2>
