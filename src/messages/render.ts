@@ -3,6 +3,8 @@
 // option links to the response page with that option preselected; the page
 // still asks to confirm, because a GET never answers.
 
+import { formatUtc } from '../domain/time-format.js';
+
 export interface Question {
   title: string;
   body: string | null;
@@ -27,7 +29,6 @@ const escapeHtml = (value: string): string =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 const oneLine = (value: string) => value.replace(/\s+/g, ' ').trim();
-const formatUtc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 export const choiceLink = (responseUrl: string, option: string) =>
   `${responseUrl}?choice=${encodeURIComponent(option)}`;
 

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 // A real Chromium for end-to-end tests of the human pages. Only the system
@@ -112,6 +112,14 @@ export async function lookAt(page: Page, name: string): Promise<void> {
   await checkAccessibility(page, `${name} (phone)`);
   await page.setViewportSize(DESKTOP);
 }
+
+/** How many lines an element's text takes on the screen. */
+export const linesOf = (locator: Locator): Promise<number> =>
+  locator.evaluate((element) => {
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+  });
 
 /** lookAt for a console page: console-<name>-desktop.png and -phone.png. */
 export const lookAtConsolePage = (page: Page, name: string): Promise<void> => lookAt(page, `console-${name}`);
