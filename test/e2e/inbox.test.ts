@@ -4,7 +4,7 @@ import { sessionCookie } from '../../src/web/session.js';
 import { ConsoleClient, csrfIn } from '../helpers/console.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { InboxClient, LINK_SUBJECT, linksTo, nextLink } from '../helpers/inbox.js';
-import { createPause, sleep } from '../helpers/pauses.js';
+import { createPause, eventually, sleep } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
 
@@ -298,6 +298,16 @@ describe('the inbox', () => {
     const first = await livePause('Deploy v2?', [me]);
     offsetMs = 5 * 60 * 1000;
     const second = await livePause('Deploy v2?', [me], { expires_in: 7200 });
+    // The reviewer's emails say who asks too.
+    await eventually(() =>
+      expect(
+        smtp.mails.filter((mail) => mail.to.includes(me) && mail.parsed.subject === 'Decision needed: Deploy v2?')
+          .length,
+      ).toBeGreaterThanOrEqual(2),
+    );
+    for (const mail of smtp.mails.filter((mail) => mail.to.includes(me) && mail.parsed.subject !== LINK_SUBJECT)) {
+      expect(mail.parsed.text).toContain(`Asked by ${dev.email}.`);
+    }
     const client = new InboxClient(service.url);
     await client.signInByEmail(me, smtp);
     const page = await client.get('/inbox');
