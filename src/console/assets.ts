@@ -58,6 +58,7 @@ caption { text-align: left; padding: 0 .5rem .5rem; font-size: .85rem; }
 th, td { text-align: left; padding: .6rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .8rem; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; font-weight: 600; }
 td.title a { font-weight: 600; text-decoration: none; overflow-wrap: anywhere; }
+td.title a.parts { overflow-wrap: break-word; }
 td.title a:hover { text-decoration: underline; }
 .status { display: inline-block; font-size: .8rem; font-weight: 600; padding: .1rem .5rem; border-radius: 999px;
   border: 1px solid currentColor; white-space: nowrap; }
@@ -78,7 +79,7 @@ ol.timeline li { position: relative; padding: 0 0 .9rem 1rem; }
 ol.timeline li::before { content: ""; position: absolute; left: -7px; top: .45rem; width: 12px; height: 12px;
   border-radius: 50%; background: var(--card); border: 2px solid var(--accent); }
 ol.timeline .what { font-weight: 600; } ol.timeline .detail { color: var(--muted); font-size: .9rem; overflow-wrap: anywhere; }
-.grid { display: grid; gap: 0 1.25rem; }
+.grid { display: grid; gap: 0 1.25rem; } .grid > * { min-width: 0; }
 @media (min-width: 52rem) { .grid { grid-template-columns: 3fr 2fr; } }
 .keys code { font-size: .85rem; }
 .warning { color: var(--warn); font-weight: 600; }

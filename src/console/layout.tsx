@@ -61,6 +61,35 @@ export function Layout({ title, signedIn, section, narrow, children }: LayoutPro
 export { documentOf, Time };
 
 /**
+ * Text that may wrap only between its `parts` (a <wbr> between them): a URL
+ * after its / . ? & =, a key in even pieces. Nothing is added to its text, so
+ * a copy of it is the same.
+ */
+export const Breakable = ({ parts }: { parts: string[] }) => (
+  <>
+    {parts.map((part, index) =>
+      index === 0 ? (
+        part
+      ) : (
+        <>
+          <wbr />
+          {part}
+        </>
+      ),
+    )}
+  </>
+);
+
+/** A URL's pieces, each ending after a / . ? & or =. */
+export const urlParts = (url: string): string[] => url.split(/(?<=[/.?&=])/);
+
+/** A key's pieces: its prefix (svc_live_), then 12 characters at a time. */
+export const keyParts = (key: string): string[] => {
+  const prefix = /^[a-z]+_[a-z]+_/.exec(key)?.[0] ?? '';
+  return [prefix, ...(key.slice(prefix.length).match(/.{1,12}/g) ?? [])].filter(Boolean);
+};
+
+/**
  * A value with a Copy button (added by the page's script: data-copy). A long
  * link is `short`: one line, cut with an ellipsis (the whole of it in the
  * tooltip, for screen readers and for the button).

@@ -6,7 +6,7 @@ import { listOwnedPauseDeliveries } from '../actions/webhooks.js';
 import type { ServiceContext } from '../context.js';
 import type { Mode } from '../domain/keys.js';
 import type { DeliveryOfPause } from '../store/deliveries.js';
-import { Copyable, documentOf, ErrorPage, Layout, Notice, Time } from './layout.js';
+import { Breakable, Copyable, documentOf, ErrorPage, Layout, Notice, Time, urlParts } from './layout.js';
 import { inEitherMode } from './lists.js';
 import { listHref, modeOf, StatusBadge } from './pauses.js';
 import { type SignedIn, signedInOf } from './session.js';
@@ -288,8 +288,11 @@ export function PauseView({ signedIn, pause, timeline, deliveries, apiUrl, notic
                 <tr>
                   <td data-label="Event">{delivery.type}</td>
                   <td data-label="Webhook" class="title">
-                    <a href={`${webhookHref({ id: delivery.webhook_id, mode: pause.mode })}#${delivery.id}`}>
-                      {delivery.url}
+                    <a
+                      class="parts"
+                      href={`${webhookHref({ id: delivery.webhook_id, mode: pause.mode })}#${delivery.id}`}
+                    >
+                      <Breakable parts={urlParts(delivery.url)} />
                     </a>
                   </td>
                   <DeliveryCells delivery={delivery} />

@@ -124,7 +124,7 @@ it('signs in by an emailed link, answers two questions in place, shows the votes
   expect(await times.count()).toBe(4);
   for (const time of await times.all()) {
     expect(await time.textContent()).not.toContain('UTC');
-    expect(await linesOf(time)).toBe(1);
+    expect(await linesOf(time)).toHaveLength(1);
   }
   await page.setViewportSize(DESKTOP);
 

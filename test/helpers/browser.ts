@@ -113,12 +113,25 @@ export async function lookAt(page: Page, name: string): Promise<void> {
   await page.setViewportSize(DESKTOP);
 }
 
-/** How many lines an element's text takes on the screen. */
-export const linesOf = (locator: Locator): Promise<number> =>
+/** An element's text as the lines it takes on the screen, top to bottom. */
+export const linesOf = (locator: Locator): Promise<string[]> =>
   locator.evaluate((element) => {
-    const range = document.createRange();
-    range.selectNodeContents(element);
-    return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+    const lines = new Map<number, string>();
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      for (let i = 0; i < text.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (!rect) continue;
+        const top = Math.round(rect.top + rect.height / 2);
+        const line = [...lines.keys()].find((at) => Math.abs(at - top) < 4) ?? top;
+        lines.set(line, (lines.get(line) ?? '') + text[i]);
+      }
+    }
+    return [...lines.entries()].sort(([a], [b]) => a - b).map(([, line]) => line);
   });
 
 /** lookAt for a console page: console-<name>-desktop.png and -phone.png. */
