@@ -97,7 +97,8 @@ th .asked { margin: .15rem 0 0; font-weight: 400; font-size: .85rem; }
 table { width: 100%; border-collapse: collapse; font-size: .95rem; }
 caption { text-align: left; color: var(--muted); padding: 0 0 .5rem; }
 th, td { text-align: left; padding: .5rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top;
-  overflow-wrap: anywhere; }
+  overflow-wrap: break-word; }
+tbody th { overflow-wrap: anywhere; }
 @media (max-width: 40rem) {
   table.votes thead { position: absolute; left: -999px; }
   table.votes tr { display: block; padding: .6rem 0; border-bottom: 1px solid var(--line); }

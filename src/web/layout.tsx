@@ -93,7 +93,7 @@ nav.main { display: flex; gap: 1rem; flex: 1; }
 nav.main a { color: var(--muted); text-decoration: none; font-weight: 600; padding: .25rem 0; }
 nav.main a[aria-current="page"] { color: var(--fg); border-bottom: 2px solid var(--accent); }
 .who { display: flex; align-items: center; gap: .75rem; color: var(--muted); font-size: .9rem; }
-.who form { margin: 0; } .who span { overflow-wrap: anywhere; min-width: 0; }
+.who form { margin: 0; } .who span { overflow-wrap: anywhere; min-width: 0; } .who button { white-space: nowrap; }
 footer.frame { max-width: var(--frame-width, 64rem); margin: 0 auto; padding: 0 1rem 2rem; color: var(--muted);
   font-size: .8rem; text-align: left; }
 `;
