@@ -78,13 +78,19 @@ export async function createPause(
 
   // A pause with reviewers has no shared link: each reviewer is sent their own.
   const url = reviewers.length > 0 ? null : responseUrl(services, row.id);
+  // Emails name who asks; the account is read only when one is sent.
+  const askedBy =
+    reviewers.length > 0 || (request.notify?.email?.length ?? 0) > 0
+      ? ((await getDeveloper(store, owner.developerId))?.email ?? '')
+      : '';
   // Without `notify` or reviewers there is nothing to plan or check: no call, no await.
   const notifications = request.notify
-    ? await planNotifications(services, owner.mode, row, request.notify, url ?? '')
+    ? await planNotifications(services, owner.mode, row, request.notify, url ?? '', askedBy)
     : planReviewerEmails(services, row, reviewers, {
         kind: 'question',
         reviewerCount: reviewers.length,
         now: row.created_at,
+        askedBy,
       });
   const created = presentPause(services, row, { notifications, reviewers, url });
   const write = async (db: Kysely<Database>) => {

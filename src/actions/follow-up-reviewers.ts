@@ -1,9 +1,12 @@
+import type { Kysely } from 'kysely';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
+import { getDeveloper } from '../store/accounts.js';
 import { type DueFollowUp, dueFollowUps, type FollowUp, takeEscalation, takeReminder } from '../store/follow-ups.js';
 import { insertNotifications } from '../store/notifications.js';
 import { announceQueued } from '../store/outbox.js';
 import { insertReviewers } from '../store/reviewers.js';
+import type { Database } from '../store/schema.js';
 import { planReviewerEmails } from './plan-notifications.js';
 import { newReviewer, type StoredEscalation } from './plan-reviewers.js';
 
@@ -33,6 +36,10 @@ export async function followUpReviewers(services: FollowUpServices, limit: numbe
   return due;
 }
 
+/** Who asks, as the emails name them: the email of the pause's developer account. */
+const askerOf = async (store: FollowUpServices['store'], pause: { developer_id: string }, trx: Kysely<Database>) =>
+  (await getDeveloper(store, pause.developer_id, trx))?.email ?? '';
+
 /** One due reminder; true when emails were queued. */
 function remind(services: FollowUpServices, input: DueFollowUp): Promise<boolean> {
   const { store } = services;
@@ -43,6 +50,7 @@ function remind(services: FollowUpServices, input: DueFollowUp): Promise<boolean
       kind: 'reminder',
       reviewerCount: taken.reviewerCount,
       now: taken.now,
+      askedBy: await askerOf(store, taken.pause, trx),
     });
     await insertNotifications(store, emails, trx);
     return queue(services, taken.pause.mode, trx);
@@ -67,6 +75,7 @@ function escalate(services: FollowUpServices, input: DueFollowUp): Promise<boole
       kind: 'escalation',
       reviewerCount: reviewerEmails.length + added.length,
       now,
+      askedBy: await askerOf(store, pause, trx),
     });
     await insertNotifications(store, emails, trx);
     return queue(services, pause.mode, trx);

@@ -100,6 +100,12 @@ export const endInboxSession = (services: Pick<ServiceContext, 'store'>, session
 export interface WaitingQuestion {
   pauseId: string;
   question: Question;
+  /**
+   * Who asked (the developer account's email) and when: the inbox is for named
+   * reviewers, signed in, so it may say; the response page never does.
+   */
+  askedBy: string;
+  createdAt: string;
 }
 
 /** What a reviewer's inbox shows: the questions waiting for their vote, and their votes. */
@@ -113,7 +119,12 @@ export async function inboxOf(
     votesOfReviewer(store, { email, limit: INBOX_LIMIT }),
   ]);
   const waiting = await Promise.all(
-    rows.map(async (row) => ({ pauseId: row.pause.id, question: await questionFor(services, row) })),
+    rows.map(async (row) => ({
+      pauseId: row.pause.id,
+      question: await questionFor(services, row),
+      askedBy: row.askedBy,
+      createdAt: row.pause.created_at,
+    })),
   );
   return { waiting, votes };
 }

@@ -29,6 +29,7 @@ export async function planNotifications(
   pause: PausesTable,
   notify: NotifyRequest | undefined,
   responseUrl: string,
+  askedBy: string,
 ): Promise<NotificationsTable[]> {
   if (!notify) return [];
   const { config, mailer, keys } = services;
@@ -57,7 +58,7 @@ export async function planNotifications(
   const base = queueColumns(pause, pause.created_at);
   const rows: NotificationsTable[] = [];
   if (emails.length > 0) {
-    const email = renderEmail(question);
+    const email = renderEmail({ ...question, askedBy });
     for (const address of emails) {
       rows.push({
         ...base,
@@ -131,7 +132,7 @@ export function planReviewerEmails(
   services: Pick<ServiceContext, 'publicBaseUrl' | 'keys'>,
   pause: PausesTable,
   reviewers: ReviewersTable[],
-  input: { kind: NotificationKind; reviewerCount: number; now: string },
+  input: { kind: NotificationKind; reviewerCount: number; now: string; askedBy: string },
 ): NotificationsTable[] {
   if (reviewers.length === 0) return [];
   const base = queueColumns(pause, input.now);
@@ -144,6 +145,7 @@ export function planReviewerEmails(
       options,
       expiresAt: pause.expires_at,
       responseUrl: reviewerUrl(services, reviewer),
+      askedBy: input.askedBy,
       kind: input.kind === 'reminder' ? 'reminder' : 'question',
       reviewerNote: quorumNote(pause, input.reviewerCount),
       inboxUrl: `${services.publicBaseUrl}/inbox`,

@@ -1,5 +1,5 @@
 // Durations on the command line: "90" (seconds), "90s", "30m", "2h", "7d",
-// "1h30m"; and time left, as a person reads it.
+// "1h30m". (Time left is written by domain/time-format.ts.)
 import { UsageError } from './common.js';
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
@@ -13,18 +13,6 @@ export function parseDuration(text: string, flag: string): number {
     throw new UsageError(`${flag}: not a duration: "${text}" (try 90s, 30m, 2h, 1d or 1h30m)`);
   }
   return parts.reduce((total, [, amount, unit]) => total + Number(amount) * (UNIT_SECONDS[unit as string] ?? 0), 0);
-}
-
-/** "29:41", "1:02:03" or "2d 3h": time left, for a progress line. */
-export function formatTimeLeft(ms: number): string {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const days = Math.floor(total / 86_400);
-  const hours = Math.floor((total % 86_400) / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = total % 60;
-  if (days > 0) return `${days}d ${hours}h`;
-  const two = (n: number) => String(n).padStart(2, '0');
-  return hours > 0 ? `${hours}:${two(minutes)}:${two(seconds)}` : `${minutes}:${two(seconds)}`;
 }
 
 /** Whole seconds as parseDuration reads them back: "90s" → "1m30s", 3600 → "1h", 86400 → "1d". */

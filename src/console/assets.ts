@@ -3,6 +3,9 @@
 // its colours, type and cards. Every page works without the script, which
 // only adds copy buttons and shows times relative to now in the reader's zone.
 
+import { LOCAL_TIMES_JS } from '../domain/time-format.js';
+import { FRAME_CSS } from '../web/layout.js';
+
 export const CONSOLE_CSS = `
 :root { color-scheme: light dark; --fg: #1b1d21; --muted: #5d6470; --bg: #f6f7f9; --card: #fff; --line: #d9dde3;
   --accent: #1f5fd1; --accent-fg: #fff; --ok: #17663a; --warn: #8a4b00; --bad: #a1251b; --soft: #eef2f8; }
@@ -13,18 +16,7 @@ export const CONSOLE_CSS = `
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
   background: var(--bg); }
 a { color: var(--accent); }
-.skip { position: absolute; left: -999px; top: .5rem; background: var(--card); padding: .5rem 1rem; z-index: 2; }
-.skip:focus { left: .5rem; }
-header.top { background: var(--card); border-bottom: 1px solid var(--line); }
-header.top .bar { max-width: 64rem; margin: 0 auto; padding: .6rem 1rem; display: flex; flex-wrap: wrap;
-  align-items: center; gap: .5rem 1.25rem; }
-.brand { font-weight: 700; font-size: 1.1rem; color: var(--fg); text-decoration: none; letter-spacing: -.01em; }
-.brand span { color: var(--accent); }
-nav.main { display: flex; gap: 1rem; flex: 1; }
-nav.main a { color: var(--muted); text-decoration: none; font-weight: 600; padding: .25rem 0; }
-nav.main a[aria-current="page"] { color: var(--fg); border-bottom: 2px solid var(--accent); }
-.who { display: flex; align-items: center; gap: .75rem; color: var(--muted); font-size: .9rem; }
-.who form { margin: 0; } .who span { overflow-wrap: anywhere; min-width: 0; }
+${FRAME_CSS}
 main { max-width: 64rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
 main.narrow { max-width: 26rem; }
 h1 { margin: 0 0 1rem; font-size: 1.5rem; line-height: 1.25; overflow-wrap: anywhere; }
@@ -66,6 +58,7 @@ caption { text-align: left; padding: 0 .5rem .5rem; font-size: .85rem; }
 th, td { text-align: left; padding: .6rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .8rem; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; font-weight: 600; }
 td.title a { font-weight: 600; text-decoration: none; overflow-wrap: anywhere; }
+td.title a.parts { overflow-wrap: break-word; }
 td.title a:hover { text-decoration: underline; }
 .status { display: inline-block; font-size: .8rem; font-weight: 600; padding: .1rem .5rem; border-radius: 999px;
   border: 1px solid currentColor; white-space: nowrap; }
@@ -80,12 +73,13 @@ dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: any
 .copy { display: flex; gap: .5rem; align-items: center; margin: 0 0 .5rem; }
 .copy code { flex: 1; overflow-wrap: anywhere; background: var(--soft); padding: .35rem .5rem; border-radius: 6px;
   font-size: .85rem; }
+.copy code.short { min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 ol.timeline { list-style: none; margin: 0; padding: 0; border-left: 2px solid var(--line); }
 ol.timeline li { position: relative; padding: 0 0 .9rem 1rem; }
 ol.timeline li::before { content: ""; position: absolute; left: -7px; top: .45rem; width: 12px; height: 12px;
   border-radius: 50%; background: var(--card); border: 2px solid var(--accent); }
 ol.timeline .what { font-weight: 600; } ol.timeline .detail { color: var(--muted); font-size: .9rem; overflow-wrap: anywhere; }
-.grid { display: grid; gap: 0 1.25rem; }
+.grid { display: grid; gap: 0 1.25rem; } .grid > * { min-width: 0; }
 @media (min-width: 52rem) { .grid { grid-template-columns: 3fr 2fr; } }
 .keys code { font-size: .85rem; }
 .warning { color: var(--warn); font-weight: 600; }
@@ -108,7 +102,6 @@ fieldset { border: 0; padding: 0; } legend { font-weight: 600; padding: 0; margi
 .secret { border-color: var(--ok); }
 td form { margin: 0; }
 .toolbar form { flex-wrap: wrap; }
-footer { max-width: 64rem; margin: 0 auto; padding: 0 1rem 2rem; color: var(--muted); font-size: .8rem; }
 @media (max-width: 40rem) {
   table.pauses thead { position: absolute; left: -999px; }
   table.pauses tr { display: grid; grid-template-columns: 1fr auto; padding: .5rem 0; border-bottom: 1px solid var(--line); }
@@ -128,32 +121,9 @@ footer { max-width: 64rem; margin: 0 auto; padding: 0 1rem 2rem; color: var(--mu
 
 export const CONSOLE_JS = `
 (function () {
-  // Times come in UTC from the server: show them relative to now, with the
+  // Times come in UTC from the server: shown relative to now, with the
   // date in the reader's own zone as a tooltip.
-  var local;
-  try {
-    local = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric',
-      hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
-  } catch (e) {}
-  var relative;
-  try { relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' }); } catch (e) {}
-  var units = [['day', 86400], ['hour', 3600], ['minute', 60], ['second', 1]];
-  function ago(ms) {
-    var s = Math.round(ms / 1000);
-    for (var i = 0; i < units.length; i++) {
-      if (Math.abs(s) >= units[i][1] || units[i][1] === 1) return relative.format(Math.round(s / units[i][1]), units[i][0]);
-    }
-  }
-  function refresh() {
-    document.querySelectorAll('time[datetime][data-relative]').forEach(function (t) {
-      var at = new Date(t.getAttribute('datetime'));
-      if (isNaN(at.getTime())) return;
-      if (local) t.title = local.format(at);
-      if (relative) t.textContent = ago(at.getTime() - Date.now());
-    });
-  }
-  refresh();
-  setInterval(refresh, 30000);
+${LOCAL_TIMES_JS}
 
   // Counts that change while the page is open (the pending pauses): read
   // again every 15 s while the page is shown, and when it comes back to view.

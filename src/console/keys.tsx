@@ -3,7 +3,7 @@ import { type RotatedKey, rotateDeveloperKey } from '../actions/keys.js';
 import type { Mode } from '../domain/keys.js';
 import { type KeySummary, listKeys } from '../store/accounts.js';
 import { field } from './forms.js';
-import { documentOf, ErrorPage, Layout, Notice, Time } from './layout.js';
+import { Breakable, documentOf, ErrorPage, keyParts, Layout, Notice, Time } from './layout.js';
 import { type SignedIn, signedInOf } from './session.js';
 
 // The developer's two API keys, by their prefixes only (only a key's hash is
@@ -98,7 +98,7 @@ function NewKeyPage({ signedIn, rotated, old }: { signedIn: SignedIn; rotated: R
         <Notice kind="ok">Copy it now: it is shown only this once (only its hash is kept).</Notice>
         <p class="copy">
           <code id="new-key" data-copy="" data-copy-label={`the new ${rotated.mode} key`}>
-            {rotated.key}
+            <Breakable parts={keyParts(rotated.key)} />
           </code>
         </p>
         <p class="warning">

@@ -1,11 +1,19 @@
 import type { Child } from 'hono/jsx';
-import { WhoAndSignOut } from '../web/layout.js';
+import { documentOf, Frame, Time, WhoAndSignOut } from '../web/layout.js';
 import type { SignedIn } from './session.js';
 
-// The frame of every console page. Hono's JSX renders to a string and escapes
-// every value it is given: no page builds HTML by concatenation.
+// The frame of every console page (on the frame the inbox shares,
+// web/layout.tsx). Hono's JSX escapes every value it is given: no page builds
+// HTML by concatenation.
 
 export type Section = 'pauses' | 'webhooks' | 'keys' | 'usage';
+
+const SECTIONS: Array<[Section, string]> = [
+  ['pauses', 'Pauses'],
+  ['webhooks', 'Webhooks'],
+  ['keys', 'Keys'],
+  ['usage', 'Usage'],
+];
 
 export interface LayoutProps {
   title: string;
@@ -18,75 +26,85 @@ export interface LayoutProps {
 
 export function Layout({ title, signedIn, section, narrow, children }: LayoutProps) {
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <title>{`${title} · pausepoint`}</title>
-        <link rel="stylesheet" href="/console/assets/console.css" />
-        <script src="/console/assets/console.js" defer></script>
-      </head>
-      <body>
-        <a class="skip" href="#content">
-          Skip to content
-        </a>
-        <header class="top">
-          <div class="bar">
-            <a class="brand" href="/console">
-              pause<span>point</span>
-            </a>
-            {signedIn ? (
-              <>
-                <nav class="main" aria-label="Console">
-                  <a href="/console/pauses" aria-current={section === 'pauses' ? 'page' : undefined}>
-                    Pauses
-                  </a>
-                  <a href="/console/webhooks" aria-current={section === 'webhooks' ? 'page' : undefined}>
-                    Webhooks
-                  </a>
-                  <a href="/console/keys" aria-current={section === 'keys' ? 'page' : undefined}>
-                    Keys
-                  </a>
-                  <a href="/console/usage" aria-current={section === 'usage' ? 'page' : undefined}>
-                    Usage
-                  </a>
-                </nav>
-                <WhoAndSignOut email={signedIn.developer.email} action="/console/sign-out" csrf={signedIn.csrf} />
-              </>
-            ) : (
-              <nav class="main" aria-label="Account">
-                <a href="/console/sign-in">Sign in</a>
-                <a href="/console/sign-up">Create an account</a>
-              </nav>
-            )}
-          </div>
-        </header>
-        <main id="content" class={narrow ? 'narrow' : undefined}>
-          {children}
-        </main>
-        <footer>pausepoint console</footer>
-      </body>
-    </html>
+    <Frame
+      title={title}
+      home="/console"
+      stylesheets={['/console/assets/console.css']}
+      script="/console/assets/console.js"
+      mainClass={narrow ? 'narrow' : undefined}
+      footer="pausepoint console"
+      bar={
+        signedIn ? (
+          <>
+            <nav class="main" aria-label="Console">
+              {SECTIONS.map(([which, name]) => (
+                <a href={`/console/${which}`} aria-current={section === which ? 'page' : undefined}>
+                  {name}
+                </a>
+              ))}
+            </nav>
+            <WhoAndSignOut email={signedIn.developer.email} action="/console/sign-out" csrf={signedIn.csrf} />
+          </>
+        ) : (
+          <nav class="main" aria-label="Account">
+            <a href="/console/sign-in">Sign in</a>
+            <a href="/console/sign-up">Create an account</a>
+          </nav>
+        )
+      }
+    >
+      {children}
+    </Frame>
   );
 }
 
-/** A page as the document the browser gets. */
-export const documentOf = (page: unknown): string => `<!doctype html>${String(page)}`;
+export { documentOf, Time };
 
-/** A UTC time, shown relative to now by the page's script when it runs. */
-export const Time = ({ at }: { at: string }) => (
-  <time datetime={at} data-relative="">
-    {`${at.slice(0, 10)} ${at.slice(11, 16)} UTC`}
-  </time>
+/**
+ * Text that may wrap only between its `parts` (a <wbr> between them): a URL
+ * after its / . ? & =, a key in even pieces. Nothing is added to its text, so
+ * a copy of it is the same.
+ */
+export const Breakable = ({ parts }: { parts: string[] }) => (
+  <>
+    {parts.map((part, index) =>
+      index === 0 ? (
+        part
+      ) : (
+        <>
+          <wbr />
+          {part}
+        </>
+      ),
+    )}
+  </>
 );
 
-/** A value with a Copy button (added by the page's script: data-copy). */
-export const Copyable = ({ value, label }: { value: string; label: string }) => (
+/** A URL's pieces, each ending after a / . ? & or =. */
+export const urlParts = (url: string): string[] => url.split(/(?<=[/.?&=])/);
+
+/** A key's pieces: its prefix (svc_live_), then 12 characters at a time. */
+export const keyParts = (key: string): string[] => {
+  const prefix = /^[a-z]+_[a-z]+_/.exec(key)?.[0] ?? '';
+  return [prefix, ...(key.slice(prefix.length).match(/.{1,12}/g) ?? [])].filter(Boolean);
+};
+
+/**
+ * A value with a Copy button (added by the page's script: data-copy). A long
+ * link is `short`: one line, cut with an ellipsis (the whole of it in the
+ * tooltip, for screen readers and for the button).
+ */
+export const Copyable = ({ value, label, short }: { value: string; label: string; short?: boolean }) => (
   <p class="copy">
-    <code data-copy="" data-copy-label={label}>
-      {value}
-    </code>
+    {short ? (
+      <code class="short" data-copy="" data-copy-label={label} title={value}>
+        {value}
+      </code>
+    ) : (
+      <code data-copy="" data-copy-label={label}>
+        {value}
+      </code>
+    )}
   </p>
 );
 

@@ -29,7 +29,7 @@ interface StatusFilterProps<S extends string> {
   children?: Child;
 }
 
-/** A GET form choosing one status (or all); keeps the mode. */
+/** A GET form choosing one status (or all); keeps the mode (named, as a list without one opens on the last used). */
 export function StatusFilter<S extends string>({
   action,
   mode,
@@ -40,7 +40,7 @@ export function StatusFilter<S extends string>({
 }: StatusFilterProps<S>) {
   return (
     <form method="get" action={action}>
-      {mode === 'test' && <input type="hidden" name="mode" value="test" />}
+      <input type="hidden" name="mode" value={mode} />
       {children}
       <div>
         <label for="status">Status</label>

@@ -14,7 +14,7 @@ import type { Mode } from '../domain/keys.js';
 import { ApiError } from '../errors.js';
 import type { DeliveryOfPause } from '../store/deliveries.js';
 import { field } from './forms.js';
-import { Copyable, documentOf, ErrorPage, Layout, Notice, Time } from './layout.js';
+import { Breakable, Copyable, documentOf, ErrorPage, Layout, Notice, Time, urlParts } from './layout.js';
 import { inEitherMode } from './lists.js';
 import { listHref, modeOf, pauseHref, StatusBadge } from './pauses.js';
 import { type SignedIn, signedInOf } from './session.js';
@@ -142,6 +142,26 @@ function NotificationItem(props: {
   );
 }
 
+/** When an open pause expires; when a finished one was answered, cancelled or expired. */
+function Ending({ pause }: { pause: PresentedPause }) {
+  const [label, at] =
+    pause.status === 'pending'
+      ? ['Expires', pause.expires_at]
+      : pause.status === 'responded'
+        ? ['Answered', pause.response?.response_at ?? pause.updated_at]
+        : pause.status === 'timed_out'
+          ? ['Expired', pause.expires_at]
+          : ['Cancelled', pause.updated_at];
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd>
+        <Time at={at} />
+      </dd>
+    </>
+  );
+}
+
 interface PauseProps {
   signedIn: SignedIn;
   pause: PresentedPause;
@@ -186,10 +206,7 @@ export function PauseView({ signedIn, pause, timeline, deliveries, previews, api
           <dd>
             <Time at={pause.created_at} />
           </dd>
-          <dt>Expires</dt>
-          <dd>
-            <Time at={pause.expires_at} />
-          </dd>
+          <Ending pause={pause} />
           <dt>If it times out</dt>
           <dd>{pause.timeout_default ? `“${pause.timeout_default}”` : 'No default answer'}</dd>
         </dl>
@@ -298,19 +315,19 @@ export function PauseView({ signedIn, pause, timeline, deliveries, previews, api
             {pause.response_url && (
               <>
                 <p class="label">Response page</p>
-                <Copyable value={pause.response_url} label="the response page link" />
+                <Copyable value={pause.response_url} label="the response page link" short />
               </>
             )}
             {pause.reviewers.map((reviewer) => (
               <>
                 <p class="label">{`${reviewer.email}’s link`}</p>
-                <Copyable value={reviewer.response_url} label={`${reviewer.email}’s link`} />
+                <Copyable value={reviewer.response_url} label={`${reviewer.email}’s link`} short />
               </>
             ))}
             <p class="label">Pause id</p>
             <Copyable value={pause.id} label="the pause id" />
             <p class="label">API</p>
-            <Copyable value={apiUrl} label="the API address" />
+            <Copyable value={apiUrl} label="the API address" short />
           </section>
           <section class="card" aria-labelledby="notifications">
             <h2 id="notifications">Notifications</h2>
@@ -347,8 +364,11 @@ export function PauseView({ signedIn, pause, timeline, deliveries, previews, api
                 <tr>
                   <td data-label="Event">{delivery.type}</td>
                   <td data-label="Webhook" class="title">
-                    <a href={`${webhookHref({ id: delivery.webhook_id, mode: pause.mode })}#${delivery.id}`}>
-                      {delivery.url}
+                    <a
+                      class="parts"
+                      href={`${webhookHref({ id: delivery.webhook_id, mode: pause.mode })}#${delivery.id}`}
+                    >
+                      <Breakable parts={urlParts(delivery.url)} />
                     </a>
                   </td>
                   <DeliveryCells delivery={delivery} />

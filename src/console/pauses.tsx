@@ -26,6 +26,18 @@ export const STATUS_LABEL: Record<PauseStatus, string> = {
 
 export const modeOf = (value: unknown): Mode => (value === 'test' ? 'test' : 'live');
 
+/**
+ * The mode the list opens on when the address names none: the mode of the
+ * developer's newest pause (the one they last worked in), live when they have
+ * none; so a quick start that made only test pauses opens on them.
+ */
+async function lastUsedMode(services: Parameters<typeof listOwnedPauses>[0], developerId: string): Promise<Mode> {
+  const newest = (mode: Mode) =>
+    listOwnedPauses(services, { developerId, mode }, { limit: 1 }).then((page) => page.data[0]?.id ?? '');
+  const [live, test] = await Promise.all([newest('live'), newest('test')]);
+  return test > live ? 'test' : 'live';
+}
+
 interface ListQuery {
   mode: Mode;
   status?: PauseStatus | undefined;
@@ -39,16 +51,16 @@ interface ListQuery {
 /** What may be typed in the search box (titles are at most 200 characters). */
 const MAX_SEARCH_LENGTH = 200;
 
-/** The query string of a list page; each part only when it is not the default. */
+/** The query string of a list page: its mode (the list opens on the last used one without it), and each other part only when it is not the default. */
 export function listHref(query: ListQuery): string {
   const params = new URLSearchParams();
   if (query.mode === 'test') params.set('mode', 'test');
+  else params.set('mode', 'live');
   if (query.q) params.set('q', query.q);
   if (query.status) params.set('status', query.status);
   if (query.after) params.set('after', query.after);
   if (query.cursor) params.set('cursor', query.cursor);
-  const search = params.toString();
-  return `/console/pauses${search ? `?${search}` : ''}`;
+  return `/console/pauses?${params.toString()}`;
 }
 
 /** The pending count alone, which the page's script fetches again now and then. */
@@ -68,9 +80,12 @@ interface PausesProps {
   /** The query of the next page, when there is one. */
   next: ListQuery | undefined;
   pending: number;
+  /** The pending pauses of the other mode, told on an empty first page. */
+  pendingElsewhere: number;
 }
 
-function PausesPage({ signedIn, query, pauses, next, pending }: PausesProps) {
+function PausesPage({ signedIn, query, pauses, next, pending, pendingElsewhere }: PausesProps) {
+  const other: Mode = query.mode === 'live' ? 'test' : 'live';
   const paged = query.after !== undefined || query.cursor !== undefined;
   return (
     <Layout title="Pauses" signedIn={signedIn} section="pauses">
@@ -113,6 +128,12 @@ function PausesPage({ signedIn, query, pauses, next, pending }: PausesProps) {
                     ? `No ${STATUS_LABEL[query.status].toLowerCase()} ${query.mode} pauses.`
                     : `No ${query.mode} pauses yet. Create one with the API, the CLI or an SDK.`}
           </p>
+          {!paged && !query.q && !query.status && pendingElsewhere > 0 && (
+            <p>
+              {`${pendingElsewhere} ${other} pause${pendingElsewhere === 1 ? ' is' : 's are'} waiting: `}
+              <a href={listHref({ mode: other })}>{`see the ${other} pauses`}</a>
+            </p>
+          )}
         </div>
       ) : (
         <div class="card">
@@ -173,7 +194,7 @@ export function pausesPage(app: FastifyInstance): void {
     const raw = request.query as Record<string, unknown>;
     const text = typeof raw.q === 'string' ? raw.q.trim().slice(0, MAX_SEARCH_LENGTH) : '';
     const query: ListQuery = {
-      mode: modeOf(raw.mode),
+      mode: raw.mode === undefined ? await lastUsedMode(app.services, signedIn.developer.id) : modeOf(raw.mode),
       status: STATUSES.find((status) => status === raw.status),
       q: text || undefined,
     };
@@ -194,8 +215,23 @@ export function pausesPage(app: FastifyInstance): void {
       return { pauses: page.data, next: page.hasMore && last ? { ...query, after: last.id } : undefined };
     };
     const [{ pauses, next }, pending] = await Promise.all([readPage(), countOwnedPending(app.services, owner)]);
+    const pendingElsewhere =
+      pauses.length === 0
+        ? await countOwnedPending(app.services, { ...owner, mode: query.mode === 'live' ? 'test' : 'live' })
+        : 0;
     return reply
       .type('text/html; charset=utf-8')
-      .send(documentOf(<PausesPage signedIn={signedIn} query={query} pauses={pauses} next={next} pending={pending} />));
+      .send(
+        documentOf(
+          <PausesPage
+            signedIn={signedIn}
+            query={query}
+            pauses={pauses}
+            next={next}
+            pending={pending}
+            pendingElsewhere={pendingElsewhere}
+          />,
+        ),
+      );
   });
 }

@@ -39,15 +39,19 @@ export function lastResult(delivery: Pick<DeliveryOfWebhook, 'attempts' | 'last_
   return error || code || '—';
 }
 
-/** A delivery's status, attempts and last result, as table cells. */
-export const DeliveryCells = ({ delivery }: { delivery: DeliveryOfWebhook }) => (
+/**
+ * A delivery's status, attempts and last result, as table cells. One just
+ * queued again (`requeued`, while still pending) shows that, not the result
+ * of the round that failed, which the row keeps until the next attempt ends.
+ */
+export const DeliveryCells = ({ delivery, requeued }: { delivery: DeliveryOfWebhook; requeued?: boolean }) => (
   <>
     <td data-label="Status">
       <DeliveryStatusBadge status={delivery.status} />
     </td>
     <td data-label="Attempts">{String(delivery.attempts)}</td>
     <td data-label="Last result" class="result">
-      {lastResult(delivery)}
+      {requeued && delivery.status === 'pending' ? 'Queued for redelivery' : lastResult(delivery)}
     </td>
   </>
 );
@@ -70,11 +74,13 @@ interface LogProps {
   query: LogQuery;
   deliveries: DeliveryOfWebhook[];
   hasMore: boolean;
+  /** The delivery just queued again. */
+  redelivered?: string | undefined;
   notice?: string | undefined;
   error?: string | undefined;
 }
 
-function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, notice, error }: LogProps) {
+function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, redelivered, notice, error }: LogProps) {
   const last = deliveries[deliveries.length - 1];
   const modeName = webhook.mode === 'live' ? 'Live' : 'Test';
   return (
@@ -153,7 +159,7 @@ function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, notice
                       <Time at={delivery.created_at} />
                     </div>
                   </td>
-                  <DeliveryCells delivery={delivery} />
+                  <DeliveryCells delivery={delivery} requeued={delivery.id === redelivered} />
                   <td data-label="Next attempt">
                     {delivery.status === 'pending' && delivery.next_attempt_at ? (
                       <Time at={delivery.next_attempt_at} />
@@ -198,7 +204,7 @@ export function webhookPage(app: FastifyInstance): void {
     signedIn: SignedIn,
     webhook: OwnedWebhook,
     query: LogQuery,
-    messages: { notice?: string | undefined; error?: string | undefined } = {},
+    messages: { notice?: string | undefined; error?: string | undefined; redelivered?: string | undefined } = {},
   ): Promise<string> {
     const owner = { developerId: signedIn.developer.id, mode: webhook.mode };
     const { rows, hasMore } = await listWebhookDeliveries(app.services, owner, webhook.id, {
@@ -228,8 +234,10 @@ export function webhookPage(app: FastifyInstance): void {
       status: STATUSES.find((status) => status === raw.status),
       after: typeof raw.after === 'string' && DELIVERY_ID.test(raw.after) ? raw.after : undefined,
     };
-    const notice = raw.redelivered === '1' ? 'The delivery is queued to be sent again.' : undefined;
-    return reply.type(html).send(await render(signedIn, webhook, query, { notice }));
+    const redelivered =
+      typeof raw.redelivered === 'string' && DELIVERY_ID.test(raw.redelivered) ? raw.redelivered : undefined;
+    const notice = redelivered ? 'The delivery is queued to be sent again.' : undefined;
+    return reply.type(html).send(await render(signedIn, webhook, query, { notice, redelivered }));
   });
 
   app.post(
@@ -251,7 +259,7 @@ export function webhookPage(app: FastifyInstance): void {
           .type(html)
           .send(await render(signedIn, webhook, {}, { error: error.message }));
       }
-      return reply.redirect(`${webhookHref(webhook, 'redelivered=1')}#${delivery}`, 303);
+      return reply.redirect(`${webhookHref(webhook, `redelivered=${delivery}`)}#${delivery}`, 303);
     },
   );
 }

@@ -14,7 +14,7 @@ import { MAX_WEBHOOKS, newWebhookSecret } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
 import { csrfTokenFor } from '../web/session.js';
 import { field } from './forms.js';
-import { Copyable, documentOf, ErrorPage, Layout, Notice, Time } from './layout.js';
+import { Breakable, Copyable, documentOf, ErrorPage, Layout, Notice, Time, urlParts } from './layout.js';
 import { ActionsHeader, inEitherMode, ModeSwitch } from './lists.js';
 import { modeOf } from './pauses.js';
 import { type SignedIn, signedInOf } from './session.js';
@@ -108,7 +108,9 @@ function WebhooksPage({ signedIn, mode, formId, webhooks, form, created, notice 
               {webhooks.map((webhook) => (
                 <tr>
                   <td class="title" data-label="URL">
-                    <a href={webhookHref(webhook)}>{webhook.url}</a>
+                    <a class="parts" href={webhookHref(webhook)}>
+                      <Breakable parts={urlParts(webhook.url)} />
+                    </a>
                   </td>
                   <td data-label="Events">{eventsOf(webhook).join(', ')}</td>
                   <td data-label="Added">

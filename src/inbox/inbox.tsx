@@ -4,6 +4,7 @@ import { endInboxSession, inboxOf, voteFromInbox } from '../actions/inbox.js';
 import { looksLikePauseId } from '../domain/ids.js';
 import { ApiError } from '../errors.js';
 import type { CastVote } from '../store/inbox.js';
+import { Time } from '../web/layout.js';
 import { renderVoteForm } from '../web/page.js';
 import { pageMessage } from '../web/routes.js';
 import { documentOf, InboxLayout, type InboxSignedIn } from './layout.js';
@@ -14,7 +15,6 @@ import { inboxCookie, inboxSessions } from './session.js';
 // page and voted through the same action; then the votes they cast.
 
 const html = (reply: FastifyReply) => reply.type('text/html; charset=utf-8');
-const utc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
 function outcomeOf(vote: CastVote): string {
   switch (vote.status) {
@@ -29,12 +29,20 @@ function outcomeOf(vote: CastVote): string {
   }
 }
 
+/** Who asked a question and when: the inbox is for the named reviewers, who may know. */
+const Asked = ({ by, at, as: Tag = 'p' }: { by: string; at: string; as?: 'p' | 'div' }) => (
+  <Tag class="asked">
+    {`Asked by ${by} · `}
+    <Time at={at} />
+  </Tag>
+);
+
 function VotesTable({ votes }: { votes: CastVote[] }) {
   if (votes.length === 0) return <p class="empty">You have not voted on anything yet.</p>;
   return (
-    // Scrolls sideways on a narrow screen: focusable, so the keyboard can scroll it too.
-    <section class="table-wrap" tabindex={0} aria-label="Your votes">
-      <table>
+    // On a phone each row is a block of lines (inbox.css), so nothing scrolls sideways.
+    <div class="card votes">
+      <table class="votes">
         <caption>Your votes, newest first</caption>
         <thead>
           <tr>
@@ -47,33 +55,37 @@ function VotesTable({ votes }: { votes: CastVote[] }) {
         <tbody>
           {votes.map((vote) => (
             <tr>
-              <th scope="row">{vote.title}</th>
-              <td>{vote.choice}</td>
-              <td>
-                <time datetime={vote.voted_at}>{utc(vote.voted_at)}</time>
+              <th scope="row">
+                {vote.title}
+                <Asked by={vote.asked_by} at={vote.created_at} as="div" />
+              </th>
+              <td data-label="Your vote">{vote.choice}</td>
+              <td data-label="When">
+                <Time at={vote.voted_at} />
               </td>
-              <td>{outcomeOf(vote)}</td>
+              <td data-label="Outcome">{outcomeOf(vote)}</td>
             </tr>
           ))}
         </tbody>
       </table>
-    </section>
+    </div>
   );
 }
 
 async function renderInbox(
   app: FastifyInstance,
   signedIn: InboxSignedIn,
-  notice: { voted?: boolean; error?: string } = {},
+  notice: { voted?: string; error?: string } = {},
 ): Promise<string> {
   const { waiting, votes } = await inboxOf(app.services, signedIn.session.email);
   const now = app.services.clock.now();
+  const justCast = notice.voted ? votes.find((vote) => vote.pause_id === notice.voted) : undefined;
   return documentOf(
     <InboxLayout title="Your inbox" signedIn={signedIn}>
       <h1>Your inbox</h1>
-      {notice.voted && (
+      {justCast && (
         <p class="notice ok" role="status">
-          Thank you — your vote has been recorded.
+          {`Your vote “${justCast.choice}” on “${justCast.title}” has been recorded. Thank you.`}
         </p>
       )}
       {notice.error && (
@@ -87,9 +99,10 @@ async function renderInbox(
           <p class="empty">Nothing is waiting for your vote.</p>
         ) : (
           <div class="stack">
-            {waiting.map(({ pauseId, question }, index) => (
+            {waiting.map(({ pauseId, question, askedBy, createdAt }, index) => (
               <article class="card" aria-labelledby={`q-${index}`}>
                 <h3 id={`q-${index}`}>{question.title}</h3>
+                <Asked by={askedBy} at={createdAt} />
                 {question.body && <p class="details">{question.body}</p>}
                 {question.quorum &&
                   raw(
@@ -120,8 +133,8 @@ const signedInFor = (request: FastifyRequest): InboxSignedIn => {
 
 export function inboxPage(app: FastifyInstance): void {
   app.get('/', { config: { inbox: 'signed-in' } }, async (request, reply) => {
-    const voted = (request.query as Record<string, unknown>).voted === '1';
-    return html(reply).send(await renderInbox(app, signedInFor(request), { voted }));
+    const { voted } = request.query as Record<string, unknown>;
+    return html(reply).send(await renderInbox(app, signedInFor(request), looksLikePauseId(voted) ? { voted } : {}));
   });
 
   app.post('/vote/:pauseId', { config: { inbox: 'signed-in' } }, async (request, reply) => {
@@ -143,7 +156,7 @@ export function inboxPage(app: FastifyInstance): void {
       if (!(error instanceof ApiError) || error.code === 'rate_limited') throw error;
       return refuse(error.status, `Your vote was not recorded: ${pageMessage(error)}`);
     }
-    return reply.redirect('/inbox?voted=1', 303);
+    return reply.redirect(`/inbox?voted=${pauseId}`, 303);
   });
 
   // Deleting the session row ends it on every instance at once.

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { resumeInboxSession } from '../actions/inbox.js';
 import { installPageGuard } from '../web/session.js';
 import { inboxPage } from './inbox.js';
-import { documentOf, INBOX_CSS, InboxMessage } from './layout.js';
+import { documentOf, INBOX_CSS, INBOX_JS, InboxMessage } from './layout.js';
 import { INBOX_CSRF, inboxCookie, inboxSessions } from './session.js';
 import { signInPages } from './sign-in.js';
 
@@ -43,6 +43,9 @@ export async function inboxApp(app: FastifyInstance): Promise<void> {
 
   app.get('/assets/inbox.css', (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(INBOX_CSS),
+  );
+  app.get('/assets/inbox.js', (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(INBOX_JS),
   );
 
   signInPages(app);

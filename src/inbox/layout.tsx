@@ -1,10 +1,12 @@
 import type { Child } from 'hono/jsx';
+import { LOCAL_TIMES_JS } from '../domain/time-format.js';
 import type { InboxSession } from '../store/inbox.js';
-import { WhoAndSignOut } from '../web/layout.js';
+import { documentOf, FRAME_CSS, Frame, WhoAndSignOut } from '../web/layout.js';
 
-// The frame of every inbox page: the response page's stylesheet (the inbox
-// shows the same vote form) and a few lines of its own. No script: every
-// page works as it is.
+// The frame of every inbox page: the console's frame (web/layout.tsx), the
+// response page's stylesheet (the inbox shows the same vote form) and a few
+// lines of its own. Its only script shows times in the reader's zone, as the
+// console's and the response page's do; every page works without it.
 
 export interface InboxSignedIn {
   session: InboxSession;
@@ -22,32 +24,33 @@ export function InboxLayout({
   children?: Child;
 }) {
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <title>{`${title} · pausepoint inbox`}</title>
-        <link rel="stylesheet" href="/assets/page.css" />
-        <link rel="stylesheet" href="/inbox/assets/inbox.css" />
-      </head>
-      <body>
-        <header class="inbox-top">
-          <a class="brand" href="/inbox">
-            pausepoint inbox
-          </a>
-          {signedIn && <WhoAndSignOut email={signedIn.session.email} action="/inbox/sign-out" csrf={signedIn.csrf} />}
-        </header>
-        <main id="content">
-          {children}
-          <footer>pausepoint inbox</footer>
-        </main>
-      </body>
-    </html>
+    <Frame
+      title={title}
+      home="/inbox"
+      stylesheets={['/assets/page.css', '/inbox/assets/inbox.css']}
+      script="/inbox/assets/inbox.js"
+      footer="pausepoint inbox"
+      bar={
+        signedIn && (
+          <>
+            <nav class="main" aria-label="Inbox">
+              <a href="/inbox" aria-current="page">
+                Inbox
+              </a>
+            </nav>
+            <WhoAndSignOut email={signedIn.session.email} action="/inbox/sign-out" csrf={signedIn.csrf} />
+          </>
+        )
+      }
+    >
+      {children}
+    </Frame>
   );
 }
 
-export const documentOf = (page: unknown): string => `<!doctype html>${String(page)}`;
+export { documentOf };
+
+export const INBOX_JS = `(function () {${LOCAL_TIMES_JS}})();\n`;
 
 export function InboxMessage({
   title,
@@ -76,12 +79,8 @@ export function InboxMessage({
 }
 
 export const INBOX_CSS = `
-.inbox-top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between;
-  max-width: 40rem; margin: 0 auto; padding: .75rem 1rem 0; }
-.brand { font-weight: 700; color: var(--fg); text-decoration: none; }
-.who { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; color: var(--muted); font-size: .9rem;
-  overflow-wrap: anywhere; }
-.who form { margin: 0; }
+:root { --frame-width: 40rem; }
+${FRAME_CSS}
 button.small { flex: none; min-height: 2.5rem; padding: .35rem .8rem; font-size: .9rem; }
 input[type=email] { width: 100%; min-height: 2.75rem; padding: .6rem .7rem; font: inherit; color: inherit;
   background: transparent; border: 1px solid var(--line); border-radius: 8px; margin: 0 0 1rem; }
@@ -89,13 +88,21 @@ input:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 a { color: var(--accent); }
 main p { overflow-wrap: anywhere; }
 h2 { font-size: 1.2rem; margin: 2rem 0 .75rem; }
-h3 { margin: 0 0 .5rem; font-size: 1.15rem; overflow-wrap: anywhere; }
+h3 { margin: 0 0 .25rem; font-size: 1.15rem; overflow-wrap: anywhere; }
+.asked { margin: 0 0 1rem; color: var(--muted); font-size: .9rem; overflow-wrap: anywhere; }
+th .asked { margin: .15rem 0 0; font-weight: 400; font-size: .85rem; }
 .stack > .card { margin: 0 0 1rem; }
 .empty { color: var(--muted); }
-.table-wrap { overflow-x: auto; }
+.card.votes { padding: 1rem 1.25rem; }
 table { width: 100%; border-collapse: collapse; font-size: .95rem; }
-td time { white-space: normal; }
 caption { text-align: left; color: var(--muted); padding: 0 0 .5rem; }
 th, td { text-align: left; padding: .5rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top;
   overflow-wrap: break-word; }
+tbody th { overflow-wrap: anywhere; }
+@media (max-width: 40rem) {
+  table.votes thead { position: absolute; left: -999px; }
+  table.votes tr { display: block; padding: .6rem 0; border-bottom: 1px solid var(--line); }
+  table.votes th, table.votes td { display: block; border: 0; padding: .1rem 0; }
+  table.votes td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85rem; }
+}
 `;

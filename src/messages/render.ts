@@ -1,7 +1,11 @@
 // What a human receives: an email (plain text and HTML) or a Slack message.
-// Only the question: never metadata or anything about the developer. Each
+// The question and, in an email, who asks (the account's email, so a reader
+// can tell a real request from a fake); never metadata or other data of the
+// developer's. Each
 // option links to the response page with that option preselected; the page
 // still asks to confirm, because a GET never answers.
+
+import { formatUtc } from '../domain/time-format.js';
 
 export interface Question {
   title: string;
@@ -9,6 +13,8 @@ export interface Question {
   options: string[];
   expiresAt: string;
   responseUrl: string;
+  /** Who asks: the email of the developer account the pause belongs to. */
+  askedBy?: string;
   /** Why this message: the question itself (default) or a reminder of it. */
   kind?: 'question' | 'reminder';
   /** For a named reviewer: one line on how the question is decided, e.g. "2 of 3 reviewers must agree." */
@@ -27,7 +33,6 @@ const escapeHtml = (value: string): string =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 const oneLine = (value: string) => value.replace(/\s+/g, ' ').trim();
-const formatUtc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 export const choiceLink = (responseUrl: string, option: string) =>
   `${responseUrl}?choice=${encodeURIComponent(option)}`;
 
@@ -38,6 +43,7 @@ export function renderEmail(question: Question): RenderedEmail {
     question.title,
     '',
     ...(question.body ? [question.body, ''] : []),
+    ...(question.askedBy ? [`Asked by ${question.askedBy}.`, ''] : []),
     ...(question.reviewerNote ? [question.reviewerNote, ''] : []),
     'Choose an answer (you will confirm it on the page):',
     ...question.options.map((option) => `- ${option}: ${choiceLink(question.responseUrl, option)}`),
@@ -60,6 +66,7 @@ export function renderEmail(question: Question): RenderedEmail {
 <p style="margin:0 0 8px;color:#5d6470;font-size:13px;text-transform:uppercase;letter-spacing:.04em">${question.kind === 'reminder' ? 'Reminder: a decision is still needed' : 'A decision is needed'}</p>
 <h1 style="margin:0 0 12px;font-size:20px;line-height:1.3">${escapeHtml(question.title)}</h1>
 ${question.body ? `<p style="margin:0 0 16px;white-space:pre-wrap">${escapeHtml(question.body)}</p>` : ''}
+${question.askedBy ? `<p style="margin:0 0 16px;color:#5d6470">Asked by <strong>${escapeHtml(question.askedBy)}</strong></p>` : ''}
 ${question.reviewerNote ? `<p style="margin:0 0 16px;color:#5d6470">${escapeHtml(question.reviewerNote)}</p>` : ''}
 <p style="margin:0 0 8px;font-weight:600">Choose an answer</p>
 <div>${buttons}</div>

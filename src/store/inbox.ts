@@ -113,7 +113,7 @@ export async function isLiveReviewer(store: Store, email: string): Promise<boole
 export async function waitingForReviewer(
   store: Store,
   input: { email: string; now: string; limit: number },
-): Promise<Array<{ pause: PausesTable; reviewer: ReviewersTable }>> {
+): Promise<Array<{ pause: PausesTable; reviewer: ReviewersTable; askedBy: string }>> {
   const reviewers = await store.db
     .selectFrom('reviewers')
     .innerJoin('pauses', 'pauses.id', 'reviewers.pause_id')
@@ -130,23 +130,28 @@ export async function waitingForReviewer(
   if (reviewers.length === 0) return [];
   const pauses = await store.db
     .selectFrom('pauses')
-    .selectAll()
+    .innerJoin('developers', 'developers.id', 'pauses.developer_id')
+    .selectAll('pauses')
+    .select('developers.email as asked_by')
     .where(
-      'id',
+      'pauses.id',
       'in',
       reviewers.map((r) => r.pause_id),
     )
     .execute();
-  const byId = new Map(pauses.map((pause) => [pause.id, pause]));
+  const byId = new Map(pauses.map(({ asked_by, ...pause }) => [pause.id, { pause, askedBy: asked_by }]));
   return reviewers.flatMap((reviewer) => {
-    const pause = byId.get(reviewer.pause_id);
-    return pause ? [{ pause, reviewer }] : [];
+    const found = byId.get(reviewer.pause_id);
+    return found ? [{ ...found, reviewer }] : [];
   });
 }
 
 export interface CastVote {
   pause_id: string;
   title: string;
+  /** The email of the developer account that asked. */
+  asked_by: string;
+  created_at: string;
   choice: string;
   text: string | null;
   voted_at: string;
@@ -154,14 +159,17 @@ export interface CastVote {
   response_choice: string | null;
 }
 
-/** This reviewer's votes on live pauses, newest first, with the pause's title and outcome. */
+/** This reviewer's votes on live pauses, newest first, with the pause's title, asker and outcome. */
 export const votesOfReviewer = (store: Store, input: { email: string; limit: number }): Promise<CastVote[]> =>
   store.db
     .selectFrom('reviewers')
     .innerJoin('pauses', 'pauses.id', 'reviewers.pause_id')
+    .innerJoin('developers', 'developers.id', 'pauses.developer_id')
     .select([
       'reviewers.pause_id',
       'pauses.title',
+      'developers.email as asked_by',
+      'pauses.created_at',
       'reviewers.vote_choice as choice',
       'reviewers.vote_text as text',
       'reviewers.voted_at',

@@ -4,6 +4,8 @@
 // current (and the page honest once the deadline passes) and stops double
 // submits.
 
+import { LOCAL_TIMES_JS } from '../domain/time-format.js';
+
 export const PAGE_CSS = `
 :root { color-scheme: light dark; --fg: #1b1d21; --muted: #5d6470; --bg: #f6f7f9; --card: #fff; --line: #d9dde3;
   --accent: #1f5fd1; --accent-fg: #fff; --ok: #17663a; --warn: #8a4b00; --bad: #a1251b; }
@@ -49,19 +51,7 @@ footer { margin-top: 1.5rem; color: var(--muted); font-size: .8rem; text-align: 
 export const PAGE_JS = `
 (function () {
   // Times come in UTC from the server; show them in the reader's own zone, named.
-  var localTime;
-  try {
-    localTime = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric',
-      hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
-  } catch (e) {}
-  if (localTime) {
-    document.querySelectorAll('time[datetime]').forEach(function (t) {
-      var at = new Date(t.getAttribute('datetime'));
-      if (isNaN(at.getTime())) return;
-      t.title = t.textContent;
-      t.textContent = localTime.format(at);
-    });
-  }
+${LOCAL_TIMES_JS}
 
   var el = document.querySelector('[data-expires-at]');
   if (el) {

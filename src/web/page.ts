@@ -1,5 +1,6 @@
 import type { Question } from '../actions/answer-pause.js';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
+import { formatTimeLeft, formatUtc } from '../domain/time-format.js';
 
 // The response page, rendered on the server: the question is readable and
 // answerable without JavaScript. Every value from the developer is escaped.
@@ -10,17 +11,7 @@ import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 const escapeHtml = (value: string): string =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
-export function formatTimeLeft(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  const [d, h, m, sec] = [Math.floor(s / 86400), Math.floor((s % 86400) / 3600), Math.floor((s % 3600) / 60), s % 60];
-  if (d > 0) return `${d} d ${h} h`;
-  if (h > 0) return `${h} h ${m} min`;
-  if (m > 0) return `${m} min ${sec} s`;
-  return `${sec} s`;
-}
-
 // In UTC on the server; the page's script shows it in the reader's own zone.
-const formatUtc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 const timeTag = (iso: string) => `<time datetime="${escapeHtml(iso)}">${formatUtc(iso)}</time>`;
 
 function layout(title: string, content: string): string {

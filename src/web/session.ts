@@ -127,11 +127,27 @@ export interface PageGuard<S extends SignedInBase> {
  */
 export function installPageGuard<S extends SignedInBase>(app: FastifyInstance, guard: PageGuard<S>): void {
   const { signedInOf, remember } = guard.sessions;
-  const page = (request: FastifyRequest, reply: FastifyReply, status: number, title: string, message: string) =>
-    reply
+  /** Looks up the cookie's session once and remembers it for the request. */
+  const resumeSession = async (request: FastifyRequest) => {
+    const { services } = app;
+    const token = tokenFromCookie(request, guard.cookie.name(services));
+    if (!token) return;
+    const resumed = await guard.resume(services, token);
+    if (resumed)
+      remember(request, {
+        ...resumed,
+        csrf: csrfTokenFor(guard.csrfKey(services), guard.csrfPurpose, resumed.session.id),
+      } as S);
+  };
+  const page = async (request: FastifyRequest, reply: FastifyReply, status: number, title: string, message: string) => {
+    // An unknown address is refused before preHandler runs: its page still gets the signed-in frame.
+    // (If that fails too, e.g. with the database down, the page goes out in the signed-out frame.)
+    if (!signedInOf(request)) await resumeSession(request).catch(() => undefined);
+    return reply
       .type('text/html; charset=utf-8')
       .code(status)
       .send(guard.errorPage(request, title, message));
+  };
   const forbidden = (request: FastifyRequest, reply: FastifyReply) => {
     const message = signedInOf(request)
       ? `This form was not sent from this ${guard.place} page, or it is out of date: go back, reload the page and try again.`
@@ -150,12 +166,7 @@ export function installPageGuard<S extends SignedInBase>(app: FastifyInstance, g
     if (request.url.startsWith(guard.assetsPrefix)) return;
     const { services } = app;
     const key = guard.csrfKey(services);
-    const token = tokenFromCookie(request, guard.cookie.name(services));
-    if (token) {
-      const resumed = await guard.resume(services, token);
-      if (resumed)
-        remember(request, { ...resumed, csrf: csrfTokenFor(key, guard.csrfPurpose, resumed.session.id) } as S);
-    }
+    await resumeSession(request);
     const isPost = request.method === 'POST';
     if (isPost && isCrossSite(request, services)) return forbidden(request, reply);
     if (!guard.needsSession(request)) return;

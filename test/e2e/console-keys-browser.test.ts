@@ -5,6 +5,7 @@ import {
   closeCleanPages,
   DESKTOP,
   launchBrowser,
+  linesOf,
   lookAtConsolePage as look,
   openWatchedPage,
   PHONE,
@@ -94,6 +95,12 @@ it('rotates the live key with the keyboard, copies the new one, and the API refu
   await page.getByRole('button', { name: 'Copied the new live key' }).waitFor();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(fresh);
   await look(page, 'new-key');
+  // On a phone the key wraps in even pieces, never leaving a character or two on a line of their own.
+  await page.setViewportSize(PHONE);
+  const lines = await linesOf(page.locator('#new-key'));
+  expect(lines.join('')).toBe(fresh);
+  for (const line of lines) expect(line.length, lines.join(' | ')).toBeGreaterThanOrEqual(9);
+  await page.setViewportSize(DESKTOP);
 
   expect((await call(service.url, 'GET', '/v1/auth/me', { token: account.live })).status).toBe(401);
   expect((await call(service.url, 'GET', '/v1/auth/me', { token: fresh })).status).toBe(200);

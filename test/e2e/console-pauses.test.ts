@@ -127,7 +127,7 @@ it('searches titles by the start of each word, newest first, in pages, only amon
   expect(idsIn(cancelled.text)).toEqual([deploys[5]]);
 
   // Live mode and Bob's pauses are never found from here.
-  expect(idsIn((await client.get('/console/pauses?q=deploy')).text)).toHaveLength(1);
+  expect(idsIn((await client.get('/console/pauses?mode=live&q=deploy')).text)).toHaveLength(1);
   expect(idsIn((await client.get('/console/pauses?mode=test&q=bob')).text)).toEqual([]);
 
   // Text without a word finds nothing and is shown escaped; a bad cursor starts over.

@@ -4,6 +4,7 @@ import {
   closeCleanPages,
   DESKTOP,
   launchBrowser,
+  linesOf,
   lookAtConsolePage as look,
   openWatchedPage,
   PHONE,
@@ -84,6 +85,35 @@ it('adds a webhook, sees a failed delivery on the pause and in the log, redelive
   await page.getByRole('link', { name: url, exact: true }).waitFor();
   expect(await page.content()).not.toContain(secret);
   await look(page, 'webhooks');
+  // A long URL wraps only after a / . ? & = or -, never inside a word, however wide the Events column is.
+  const long = `${receiver.url}/hooks/pausepoint/deliveries-from-production/approvals?team=platform&environment=production`;
+  expect(
+    (
+      await call(service.url, 'POST', '/v1/webhooks', {
+        token: account.live,
+        body: {
+          url: long,
+          events: ['pause.responded', 'pause.timed_out', 'pause.cancelled'],
+          secret: 'whsec_a_long_enough_secret_for_the_test_0123',
+        },
+      })
+    ).status,
+  ).toBe(201);
+  await page.goto(`${service.url}/console/webhooks`);
+  for (const width of [DESKTOP.width, 700, PHONE.width]) {
+    await page.setViewportSize({ ...DESKTOP, width });
+    const lines = await linesOf(page.getByRole('link', { name: long, exact: true }));
+    expect(lines.join('')).toBe(long);
+    for (const line of lines.slice(0, -1)) expect(line, `${width}px: ${lines.join(' | ')}`).toMatch(/[/.?&=-]$/);
+  }
+  await page.setViewportSize(DESKTOP);
+  await call(
+    service.url,
+    'DELETE',
+    `/v1/webhooks/${(await call(service.url, 'GET', '/v1/webhooks', { token: account.live })).body.data.find((w: { url: string }) => w.url === long).id}`,
+    { token: account.live },
+  );
+  await page.goto(`${service.url}/console/webhooks`);
 
   // A pause created and cancelled through the API: its event fails to deliver.
   const pause = await createPause(service.url, account.live, { title: 'Ship the release?' });

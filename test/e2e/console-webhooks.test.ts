@@ -320,7 +320,7 @@ describe('deliveries', () => {
     receiver.reset();
     const done = await client.post(redeliver, { mode: 'test', csrf: csrfIn(all.text) });
     expect(done.status).toBe(303);
-    expect(done.location).toBe(`/console/webhooks/${webhook!.id}?mode=test&redelivered=1#${failed!.id}`);
+    expect(done.location).toBe(`/console/webhooks/${webhook!.id}?mode=test&redelivered=${failed!.id}#${failed!.id}`);
     await receiver.waitForRequests(1);
     await eventually(async () => {
       const again = (await deliveriesOf(account.test, webhook!.id)).find((d) => d.id === failed!.id);
@@ -332,6 +332,31 @@ describe('deliveries', () => {
     const notFailed = await client.post(redeliver, { mode: 'test', csrf: csrfIn(all.text) });
     expect(notFailed.status).toBe(409);
     expect(alertIn(notFailed.text)).toBe('Only a failed delivery can be retried; this one is succeeded.');
+  });
+
+  it('shows a redelivered delivery as queued again, not with the last round’s status code', async () => {
+    const { account, client } = await signedIn();
+    await addByForm(client, { url: `${receiver.url}/again`, 'event:pause.cancelled': 'on' });
+    const [webhook] = await webhooksOf(account.test);
+    receiver.setDefault({ status: 503 });
+    await cancelledPause(account.test);
+    await eventually(async () => expect((await deliveriesOf(account.test, webhook!.id))[0]?.status).toBe('failed'));
+    const [failed] = await deliveriesOf(account.test, webhook!.id);
+    const log = `/console/webhooks/${webhook!.id}?mode=test`;
+    expect((await client.get(log)).text).toContain('HTTP 503');
+
+    // The receiver now holds the new attempt open: the delivery is in the queue or on its way.
+    receiver.setDefault({ hang: true });
+    const done = await client.post(`/console/webhooks/${webhook!.id}/deliveries/${failed!.id}/redeliver`, {
+      mode: 'test',
+      csrf: await client.csrf(log),
+    });
+    expect(done.status).toBe(303);
+    const page = await client.get(done.location!.split('#')[0]!);
+    const row = new RegExp(`<tr id="${failed!.id}">(.*?)</tr>`, 's').exec(page.text)?.[1] ?? '';
+    expect(row).toContain('Queued for redelivery');
+    expect(row).not.toContain('HTTP 503');
+    receiver.setDefault({ status: 200 });
   });
 
   it('pages through a long log with the cursor', async () => {

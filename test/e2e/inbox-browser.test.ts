@@ -4,8 +4,10 @@ import {
   closeCleanPages,
   DESKTOP,
   launchBrowser,
+  linesOf,
   lookAt,
   openWatchedPage,
+  PHONE,
   type WatchedPage,
 } from '../helpers/browser.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
@@ -93,13 +95,17 @@ it('signs in by an emailed link, answers two questions in place, shows the votes
     'Deploy v2.4.1 to production?',
     'Refund order #1042 (€249)?',
   ]);
+  // Who asked each question, and when.
+  expect(await page.locator('article .asked').first().textContent()).toMatch(
+    new RegExp(`^Asked by ${dev.email.replace(/[.+]/g, '\\$&')} · `),
+  );
   await look(page, 'inbox');
 
   // The first question: a comment and a vote, in place.
   const first = page.locator('article', { has: page.getByRole('heading', { name: 'Deploy v2.4.1 to production?' }) });
   await first.getByLabel('Comment').fill('Migrations checked.');
   await first.getByRole('button', { name: 'approve' }).click();
-  await page.getByText('your vote has been recorded').waitFor();
+  await page.getByText(/Your vote “.+” on “.+” has been recorded/).waitFor();
   expect(await page.locator('article h3').allTextContents()).toEqual(['Refund order #1042 (€249)?']);
 
   // The second, with the keyboard: its first option button, then Enter.
@@ -108,10 +114,19 @@ it('signs in by an emailed link, answers two questions in place, shows the votes
   await page.getByText('Nothing is waiting for your vote.').waitFor();
   const rows = page.locator('table tbody tr');
   await expect.poll(() => rows.count()).toBe(2);
-  expect(await rows.nth(0).locator('th').textContent()).toBe('Refund order #1042 (€249)?');
+  expect(await rows.nth(0).locator('th').textContent()).toMatch(/^Refund order #1042 \(€249\)\?Asked by dev/);
   expect(await rows.nth(0).locator('td').last().textContent()).toBe('Decided: reject');
   expect(await rows.nth(1).locator('td').last().textContent()).toBe('Waiting for the other reviewers');
   await look(page, 'history');
+  // On a phone each vote is a block of lines in its card; each time (in the reader's zone) stays on one line.
+  await page.setViewportSize(PHONE);
+  const times = page.locator('table.votes time');
+  expect(await times.count()).toBe(4);
+  for (const time of await times.all()) {
+    expect(await time.textContent()).not.toContain('UTC');
+    expect(await linesOf(time)).toHaveLength(1);
+  }
+  await page.setViewportSize(DESKTOP);
 
   const deployRead = await readPause(deploy.id);
   expect(deployRead.reviewers[0].vote).toMatchObject({ choice: 'approve', text: 'Migrations checked.' });

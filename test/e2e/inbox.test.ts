@@ -4,7 +4,7 @@ import { sessionCookie } from '../../src/web/session.js';
 import { ConsoleClient, csrfIn } from '../helpers/console.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { InboxClient, LINK_SUBJECT, linksTo, nextLink } from '../helpers/inbox.js';
-import { createPause, sleep } from '../helpers/pauses.js';
+import { createPause, eventually, sleep } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
 
@@ -278,7 +278,9 @@ describe('the inbox', () => {
     expect(page.text).toContain(`action="${voteAction(sooner.id)}"`);
     expect(page.text).toContain(`action="${voteAction(later.id)}"`);
     // The vote already cast is in the history, with the pause still waiting for the others.
-    expect(page.text).toMatch(/<th scope="row">Already voted<\/th><td>approve<\/td>/);
+    expect(page.text).toMatch(
+      /<th scope="row">Already voted<div class="asked">.*?<\/div><\/th><td data-label="Your vote">approve<\/td>/,
+    );
     expect(page.text).toContain('Waiting for the other reviewers');
     expect(page.text).not.toContain('Not mine');
     expect(page.text).not.toContain('Test mode');
@@ -289,6 +291,48 @@ describe('the inbox', () => {
     offsetMs = 2 * 60 * 1000;
     expect(waitingTitles((await client.get('/inbox')).text)).toEqual(['Sooner deadline', 'Later deadline']);
     expect(expiring.id).toBeTruthy();
+  });
+
+  it('tells two questions with the same title apart by who asked and when, and says what a vote was on', async () => {
+    const me = someone('twins');
+    const first = await livePause('Deploy v2?', [me]);
+    offsetMs = 5 * 60 * 1000;
+    const second = await livePause('Deploy v2?', [me], { expires_in: 7200 });
+    // The reviewer's emails say who asks too.
+    await eventually(() =>
+      expect(
+        smtp.mails.filter((mail) => mail.to.includes(me) && mail.parsed.subject === 'Decision needed: Deploy v2?')
+          .length,
+      ).toBeGreaterThanOrEqual(2),
+    );
+    for (const mail of smtp.mails.filter((mail) => mail.to.includes(me) && mail.parsed.subject !== LINK_SUBJECT)) {
+      expect(mail.parsed.text).toContain(`Asked by ${dev.email}.`);
+    }
+    const client = new InboxClient(service.url);
+    await client.signInByEmail(me, smtp);
+    const page = await client.get('/inbox');
+    expect(waitingTitles(page.text)).toEqual(['Deploy v2?', 'Deploy v2?']);
+    for (const pause of [first, second]) {
+      expect(page.text).toContain(
+        `<p class="asked">Asked by ${dev.email} · <time datetime="${pause.created_at}" data-relative="">${pause.created_at.slice(0, 10)} ${pause.created_at.slice(11, 16)} UTC</time></p>`,
+      );
+    }
+    // The console's frame and wordmark, and its script that shows times in the reader's zone.
+    expect(page.text).toContain('<a class="brand" href="/inbox">pause<span>point</span></a>');
+    expect(page.text).toContain('<script src="/inbox/assets/inbox.js" defer="">');
+    const script = await client.get('/inbox/assets/inbox.js');
+    expect(script.status).toBe(200);
+    expect(script.text).toContain('timeZoneName');
+
+    const voted = await client.post(voteAction(second.id), { csrf: csrfIn(page.text), choice: 'reject' });
+    expect(voted.location).toBe(`/inbox?voted=${second.id}`);
+    const after = await client.get(voted.location!);
+    expect(after.text).toContain('Your vote “reject” on “Deploy v2?” has been recorded.');
+    // The votes, in a card, each with who asked.
+    expect(after.text).toContain('<div class="card votes">');
+    expect(after.text).toMatch(
+      new RegExp(`<th scope="row">Deploy v2\\?<div class="asked">Asked by ${dev.email.replace(/[.+]/g, '\\$&')}`),
+    );
   });
 
   it('finds the pauses that name the reviewer in another case, and counts their vote', async () => {
@@ -312,16 +356,18 @@ describe('the inbox', () => {
 
     const voted = await client.post(voteAction(pause.id), { csrf, choice: 'approve', text: 'looks right' });
     expect(voted.status, voted.text).toBe(303);
-    expect(voted.location).toBe('/inbox?voted=1');
+    expect(voted.location).toBe(`/inbox?voted=${pause.id}`);
     const read = await readPause(pause.id);
     expect(read.status).toBe('pending');
     const mine = read.reviewers.find((r: { email: string }) => r.email === me);
     expect(mine.vote).toMatchObject({ choice: 'approve', text: 'looks right' });
 
-    const after = await client.get('/inbox?voted=1');
-    expect(after.text).toContain('your vote has been recorded');
+    const after = await client.get(voted.location!);
+    expect(after.text).toContain('Your vote “approve” on “Approve the refund?” has been recorded.');
     expect(waitingTitles(after.text)).toEqual([]);
-    expect(after.text).toMatch(/<th scope="row">Approve the refund\?<\/th><td>approve<\/td>/);
+    expect(after.text).toMatch(
+      /<th scope="row">Approve the refund\?<div class="asked">.*?<\/div><\/th><td data-label="Your vote">approve<\/td>/,
+    );
 
     const again = await client.post(voteAction(pause.id), { csrf, choice: 'reject' });
     expect(again.status).toBe(409);

@@ -66,6 +66,9 @@ describe('email', () => {
       const text = mail.parsed.text ?? '';
       const html = String(mail.parsed.html);
       expect(text).toContain('Changes: 14 commits.');
+      // Who asks: the account's email, so the recipient can tell a real request from a fake.
+      expect(text).toContain(`Asked by ${dev.email}.`);
+      expect(html).toContain(`Asked by <strong>${dev.email}</strong>`);
       for (const option of ['approve', 'reject']) {
         const link = `${pause.response_url}?choice=${option}`;
         expect(text).toContain(link);

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 // A real Chromium for end-to-end tests of the human pages. Only the system
@@ -112,6 +112,27 @@ export async function lookAt(page: Page, name: string): Promise<void> {
   await checkAccessibility(page, `${name} (phone)`);
   await page.setViewportSize(DESKTOP);
 }
+
+/** An element's text as the lines it takes on the screen, top to bottom. */
+export const linesOf = (locator: Locator): Promise<string[]> =>
+  locator.evaluate((element) => {
+    const lines = new Map<number, string>();
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      for (let i = 0; i < text.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (!rect) continue;
+        const top = Math.round(rect.top + rect.height / 2);
+        const line = [...lines.keys()].find((at) => Math.abs(at - top) < 4) ?? top;
+        lines.set(line, (lines.get(line) ?? '') + text[i]);
+      }
+    }
+    return [...lines.entries()].sort(([a], [b]) => a - b).map(([, line]) => line);
+  });
 
 /** lookAt for a console page: console-<name>-desktop.png and -phone.png. */
 export const lookAtConsolePage = (page: Page, name: string): Promise<void> => lookAt(page, `console-${name}`);
