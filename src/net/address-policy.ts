@@ -82,6 +82,30 @@ export function isPublicAddress(address: string, allowed: Cidr[]): boolean {
   return v6.range() === 'unicast';
 }
 
+/**
+ * The addresses of `localhost` that may be contacted: those of LOOPBACK_ADDRESSES
+ * that `allowed` admits. A connection goes to these only, so allowing 127.0.0.0/8
+ * alone admits localhost (over IPv4).
+ */
+export function allowedLocalhostAddresses(allowed: Cidr[]): string[] {
+  return LOOPBACK_ADDRESSES.filter((address) => isPublicAddress(address, allowed));
+}
+
+function isLoopback(address: string): boolean {
+  const parsed = parseAddress(address);
+  if (parsed === undefined) return false;
+  if (parsed.range() === 'loopback') return true;
+  return parsed.kind() === 'ipv6' && embeddedIPv4(parsed as ipaddr.IPv6)?.range() === 'loopback';
+}
+
+/** Said after a refusal of a loopback destination: the ways to reach a receiver on this machine. */
+export const LOCAL_TESTING_HINT =
+  'To test a receiver on your machine, run `pausepoint listen --forward-to URL` (it forwards your events, signed, to any local URL), ' +
+  'or let the service reach loopback with WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8,::1/128.';
+
+const withHintFor = (address: string, reason: string) =>
+  isLoopback(address) ? `${reason} ${LOCAL_TESTING_HINT}` : reason;
+
 /** `localhost`, `*.localhost`, with or without the root dot, in any case. */
 export function isLocalhostName(host: string): boolean {
   const name = host.toLowerCase().replace(/\.$/, '');
@@ -112,7 +136,8 @@ export function hostLiteral(hostname: string): string | undefined {
   return isIP(bare) === 0 ? undefined : bare;
 }
 
-const notPublic = (address: string) => `The URL's host resolves to ${address}, which is not a public address.`;
+const notPublic = (address: string) =>
+  withHintFor(address, `The URL's host resolves to ${address}, which is not a public address.`);
 
 /**
  * The registration rule for outbound URLs (webhooks and Slack): an absolute
@@ -146,7 +171,7 @@ export async function checkWebhookUrl(raw: string, opts: UrlCheckOptions): Promi
   const literal = hostLiteral(url.hostname);
   if (literal !== undefined) {
     if (!isPublicAddress(literal, allowed)) {
-      return { ok: false, reason: `The URL's host ${literal} is not a public address.` };
+      return { ok: false, reason: withHintFor(literal, `The URL's host ${literal} is not a public address.`) };
     }
     return { ok: true, url };
   }
@@ -154,8 +179,9 @@ export async function checkWebhookUrl(raw: string, opts: UrlCheckOptions): Promi
   const host = url.hostname;
   if (!isDnsName(host)) return { ok: false, reason: "The URL's host is not a valid DNS name or IP address." };
   if (isLocalhostName(host)) {
-    const blocked = LOOPBACK_ADDRESSES.find((address) => !isPublicAddress(address, allowed));
-    if (blocked !== undefined) return { ok: false, reason: "The URL's host is localhost, which is not public." };
+    if (allowedLocalhostAddresses(allowed).length === 0) {
+      return { ok: false, reason: `The URL's host is localhost, which is not public. ${LOCAL_TESTING_HINT}` };
+    }
     return { ok: true, url };
   }
 

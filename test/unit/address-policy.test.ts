@@ -202,9 +202,29 @@ describe('WEBHOOK_ALLOWED_NETWORKS exempts its networks', () => {
     },
   );
 
-  it('localhost needs both loopback families allowed', async () => {
-    expect((await check('https://localhost/', loopback)).ok).toBe(false);
-    expect((await check('https://localhost/', [...loopback, cidr('::1/128')])).ok).toBe(true);
+  it('localhost is judged by the loopback addresses it stands for: either family allowed admits it', async () => {
+    resolve.mockClear();
+    expect((await check('https://localhost:8443/', loopback)).ok).toBe(true);
+    expect((await check('https://hooks.localhost/', [cidr('::1/128')])).ok).toBe(true);
+    expect((await check('https://localhost/', [cidr('10.0.0.0/8')])).ok).toBe(false);
+    expect(resolve).not.toHaveBeenCalled();
+  });
+
+  it('a refused loopback destination says how to test locally', async () => {
+    for (const url of [
+      'https://localhost:8443/hook',
+      'https://127.0.0.1/',
+      'https://[::1]/',
+      'https://rebind.example.com/',
+    ]) {
+      const result = await check(url);
+      expect(result.ok).toBe(false);
+      const reason = (result as { reason: string }).reason;
+      expect(reason).toContain('pausepoint listen');
+      expect(reason).toContain('WEBHOOK_ALLOWED_NETWORKS');
+    }
+    const elsewhere = await check('https://10.0.0.1/');
+    expect((elsewhere as { reason: string }).reason).not.toContain('pausepoint listen');
   });
 
   it('a self-hoster network such as 10.20.0.0/16', async () => {
