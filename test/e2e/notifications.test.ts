@@ -201,7 +201,7 @@ describe('Slack', () => {
   it.each([
     ['http://hooks.example.com/x'],
     ['https://10.0.0.1/services/x'],
-    ['https://localhost/services/x'],
+    ['https://[::1]/services/x'],
     ['not a url'],
   ])('refuses %s as a Slack URL with 400 naming the field', async (url) => {
     const reply = await call(service.url, 'POST', '/v1/pause', {
