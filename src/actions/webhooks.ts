@@ -14,7 +14,7 @@ import {
   listPauseDeliveries,
 } from '../store/deliveries.js';
 import { isUniqueViolation } from '../store/errors.js';
-import { announceQueued, requeueFailed } from '../store/outbox.js';
+import { announceQueued, requeuedFields, requeueFailed } from '../store/outbox.js';
 import type { Owner } from '../store/pauses.js';
 import type { DeliveryStatus, WebhooksTable } from '../store/schema.js';
 import {
@@ -143,7 +143,9 @@ export async function listWebhookDeliveries(
 /**
  * Queues a failed delivery again (same body, same signature, attempts from
  * zero) and wakes the workers; 404 if the webhook or delivery is not the
- * owner's, 409 when the delivery has not failed.
+ * owner's, 409 when the delivery has not failed. The answer is the delivery as
+ * re-queued (`pending`), not read again: a worker woken by the commit may
+ * already have sent it, which the deliveries list shows.
  */
 export async function redeliver(
   services: Pick<ServiceContext, 'store' | 'clock' | 'signals'>,
@@ -153,17 +155,15 @@ export async function redeliver(
 ): Promise<DeliveryOfWebhook> {
   const { store, clock, signals } = services;
   await requireWebhook(services, owner, webhookId);
-  const find = () => getDelivery(store, { webhookId, deliveryId });
-  const existing = await find();
+  const existing = await getDelivery(store, { webhookId, deliveryId });
   if (!existing) throw notFound('Delivery');
-  if (!(await requeueFailed(store, 'deliveries', deliveryId, isoTime(clock.now())))) {
+  const now = isoTime(clock.now());
+  if (!(await requeueFailed(store, 'deliveries', deliveryId, now))) {
     throw new ApiError('delivery_not_failed', `Only a failed delivery can be retried; this one is ${existing.status}.`);
   }
   await announceQueued(store);
   signals.queued();
-  const requeued = await find();
-  if (!requeued) throw notFound('Delivery');
-  return requeued;
+  return { ...existing, ...requeuedFields(now) };
 }
 
 /** The deliveries of the owner's pause's events, oldest first (none for another owner's pause). */
