@@ -210,5 +210,7 @@ describe('Slack', () => {
     });
     expect(reply.status).toBe(400);
     expect(reply.body.error.details.fields[0].field).toBe('notify.slack_webhook_url');
+    // `pausepoint listen` forwards webhook events, not Slack messages.
+    expect(reply.body.error.message).not.toContain('pausepoint listen');
   });
 });

@@ -164,8 +164,14 @@ describe('checkWebhookUrl accepts public destinations', () => {
     if (result.ok && normalised !== '') expect(result.url.href).toBe(normalised);
   });
 
-  it('checks the Slack URL by the same rule, under another name', async () => {
-    expect(checkOutboundUrl).toBe(checkWebhookUrl);
+  it('checks the Slack URL by the same rule, under another name, without the webhook testing hint', async () => {
+    for (const url of ['https://127.0.0.1/', 'https://[::1]/', 'https://localhost/', 'https://10.0.0.1/']) {
+      const outbound = await checkOutboundUrl(url, { allowedNetworks: [], resolve });
+      const webhook = await check(url);
+      expect(outbound.ok).toBe(false);
+      expect((outbound as { reason: string }).reason).not.toContain('pausepoint listen');
+      expect((webhook as { reason: string }).reason.startsWith((outbound as { reason: string }).reason)).toBe(true);
+    }
     expect(
       (await checkOutboundUrl('https://hooks.example.com/services/T/B/x', { allowedNetworks: [], resolve })).ok,
     ).toBe(true);
