@@ -6,6 +6,7 @@ import { randomBytesPooled } from './domain/crypto.js';
 import { installAuthentication } from './http/auth.js';
 import { installBodyParsers } from './http/body-parser.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './http/errors.js';
+import { commonHeaders } from './http/headers.js';
 import { installInputSafety } from './http/input-safety.js';
 import { LoginBackoff } from './http/login-backoff.js';
 import { RateLimiter } from './http/rate-limit.js';
@@ -83,11 +84,10 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
   installBodyParsers(app);
   installInputSafety(app);
   app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-    // API answers carry keys and private data: no cache may keep them. Routes
-    // that may be cached (page assets) say so themselves.
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    // Routes that may be cached (page assets) set their own cache-control.
+    for (const [name, value] of Object.entries(commonHeaders(services, request.id))) {
+      if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
+    }
     // While shutting down, every answer ends its connection: a kept-alive
     // socket (e.g. of a long-poll answered at shutdown) would hold close() open.
     if (services.signals.isClosed) reply.header('connection', 'close');

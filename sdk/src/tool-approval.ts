@@ -211,8 +211,8 @@ function refusalMessage(toolName: string, refusal: ToolRefusal, why: string): st
     case 'rejected':
       return (
         `A person did not approve ${toolName} (they chose "${refusal.choice}")` +
-        (refusal.text ? ` and wrote: ${refusal.text}` : '') +
-        '. It was not run. Do not call it again with the same arguments; tell the user, or ask them what to do instead.'
+        (refusal.text ? ` and wrote: ${asSentence(refusal.text)}` : '.') +
+        ' It was not run. Do not call it again with the same arguments; tell the user, or ask them what to do instead.'
       );
     case 'timed_out':
       return `Nobody approved ${toolName} in time: the request for approval expired, so it was not run. Tell the user it needs a person's approval; do not try to get the same result another way.`;
@@ -221,6 +221,12 @@ function refusalMessage(toolName: string, refusal: ToolRefusal, why: string): st
     case 'failed':
       return `${toolName} was not run: its approval could not be asked (${why}). Tell the user; do not try to get the same result another way.`;
   }
+}
+
+/** The text ending as a sentence: a full stop added unless it already ends in . ! ? or … (perhaps inside quotes or brackets). */
+function asSentence(text: string): string {
+  const trimmed = text.trimEnd();
+  return /[.!?…]["'”’»)\]]*$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 function messageOf(error: unknown): string {

@@ -5,7 +5,7 @@ import { sha256Hex } from '../domain/crypto.js';
 import { newId } from '../domain/ids.js';
 import { DEFAULT_EXPIRY_SECONDS, DEFAULT_OPTIONS, MAX_EXPIRY_SECONDS, MAX_METADATA_BYTES } from '../domain/pause.js';
 import { billingPeriod, quotaOf } from '../domain/plans.js';
-import { ApiError, invalidField } from '../errors.js';
+import { ApiError, type FieldProblem, invalidFields } from '../errors.js';
 import { getDeveloper } from '../store/accounts.js';
 import { isUniqueViolation } from '../store/errors.js';
 import { findIdempotencyRecord, recordIdempotentResponse } from '../store/idempotency.js';
@@ -16,13 +16,14 @@ import { insertReviewers } from '../store/reviewers.js';
 import type { Database, PausesTable } from '../store/schema.js';
 import { consumeLivePause } from '../store/usage.js';
 import { type NotifyRequest, planNotifications, planReviewerEmails } from './plan-notifications.js';
-import { planReviewers, type ReviewerFields } from './plan-reviewers.js';
+import { planReviewers, type ReviewerFields, reviewerProblems, type Unchecked } from './plan-reviewers.js';
 import { type PresentedPause, presentPause, responseUrl } from './present-pause.js';
 
 // Creating a pause: the row, its notifications, the live quota and the
 // Idempotency-Key record are written in one transaction. Field shapes and
 // lengths are checked by the caller (the API's request schema); the rules
-// that span fields, and those that need the clock or the account, are here.
+// that span fields, and those that need the clock or the account, are here
+// (newPauseProblems, which the API also runs beside its schema's errors).
 
 /** What a developer asks for; README "API reference › Pauses" describes each field. */
 export interface NewPause extends ReviewerFields {
@@ -65,6 +66,8 @@ export async function createPause(
 ): Promise<PresentedPause | IdempotentReplay> {
   const { store, clock, signals } = services;
   const now = clock.now();
+  const problems = newPauseProblems(request, now);
+  if (problems.length > 0) throw invalidFields(problems);
   const plain = buildRow(owner, request, now);
   const { columns, reviewers } = planReviewers(services, request, plain);
   const row: PausesTable = columns ? { ...plain, ...columns } : plain;
@@ -136,30 +139,45 @@ async function findReplay(
   return new IdempotentReplay(prior.response_status, JSON.parse(prior.response_body));
 }
 
-function resolveExpiry(request: NewPause, now: Date): string {
-  if (request.expires_at !== undefined && request.expires_in !== undefined) {
-    throw invalidField('expires_in', 'cannot be given together with expires_at');
+/**
+ * Every problem of a new pause that spans fields or needs the clock: those of
+ * its reviewer fields too, so one 400 names them all. The API also runs it on a
+ * body its schema refused, to list these beside the schema's errors: a rule
+ * whose fields are not of their type is left to the schema.
+ */
+export function newPauseProblems(request: Unchecked<NewPause>, now: Date): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const { expires_at: expiresAt, expires_in: expiresIn, timeout_default: timeoutDefault } = request;
+  let expiresInMs = DEFAULT_EXPIRY_SECONDS * 1000;
+  if (expiresAt !== undefined && expiresIn !== undefined) {
+    problems.push({ field: 'expires_in', problem: 'cannot be given together with expires_at' });
+  } else if (typeof expiresAt === 'string') {
+    expiresInMs = Date.parse(expiresAt) - now.getTime();
+    if (Number.isNaN(expiresInMs) || expiresInMs < 1000 || expiresInMs > MAX_EXPIRY_SECONDS * 1000) {
+      problems.push({ field: 'expires_at', problem: 'must be between 1 second and 30 days from now' });
+    }
+  } else if (typeof expiresIn === 'number') {
+    expiresInMs = expiresIn * 1000;
   }
-  if (request.expires_at === undefined) {
-    return isoTime(new Date(now.getTime() + (request.expires_in ?? DEFAULT_EXPIRY_SECONDS) * 1000));
+  const options = request.options === undefined ? DEFAULT_OPTIONS : request.options;
+  if (typeof timeoutDefault === 'string' && Array.isArray(options) && !options.includes(timeoutDefault)) {
+    problems.push({ field: 'timeout_default', problem: 'must be one of the options' });
   }
-  const at = new Date(request.expires_at);
-  const ahead = at.getTime() - now.getTime();
-  if (Number.isNaN(ahead) || ahead < 1000 || ahead > MAX_EXPIRY_SECONDS * 1000) {
-    throw invalidField('expires_at', 'must be between 1 second and 30 days from now');
+  if (typeof request.metadata === 'object' && request.metadata !== null) {
+    if (Buffer.byteLength(JSON.stringify(request.metadata)) > MAX_METADATA_BYTES) {
+      problems.push({ field: 'metadata', problem: 'must be at most 16 KiB as JSON' });
+    }
   }
-  return isoTime(at);
+  const optionList = Array.isArray(options) ? options.filter((o): o is string => typeof o === 'string') : [];
+  problems.push(...reviewerProblems(request, optionList, expiresInMs));
+  return problems;
 }
 
 function buildRow(owner: Owner, request: NewPause, now: Date): PausesTable {
   const options = request.options ?? DEFAULT_OPTIONS;
-  if (request.timeout_default !== undefined && !options.includes(request.timeout_default)) {
-    throw invalidField('timeout_default', 'must be one of the options');
-  }
-  const metadata = JSON.stringify(request.metadata ?? {});
-  if (Buffer.byteLength(metadata) > MAX_METADATA_BYTES)
-    throw invalidField('metadata', 'must be at most 16 KiB as JSON');
   const createdAt = isoTime(now);
+  const expiresAt =
+    request.expires_at ?? new Date(now.getTime() + (request.expires_in ?? DEFAULT_EXPIRY_SECONDS) * 1000);
   return {
     id: newId('pause', now.getTime()),
     developer_id: owner.developerId,
@@ -169,9 +187,9 @@ function buildRow(owner: Owner, request: NewPause, now: Date): PausesTable {
     body: request.body ?? null,
     options: JSON.stringify(options),
     allow_text: request.allow_text ? 1 : 0,
-    expires_at: resolveExpiry(request, now),
+    expires_at: isoTime(new Date(expiresAt)),
     timeout_default: request.timeout_default ?? null,
-    metadata,
+    metadata: JSON.stringify(request.metadata ?? {}),
     notify: request.notify ? JSON.stringify(request.notify) : null,
     response_choice: null,
     response_text: null,

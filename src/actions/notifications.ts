@@ -66,12 +66,13 @@ export async function resendNotification(
   notificationId: string,
 ): Promise<NotificationsTable> {
   const existing = await readOwnedNotification(services, owner, pauseId, notificationId);
-  if (!(await requeueAndWake(services, 'notifications', existing.id))) {
+  const requeued = await requeueAndWake(services, 'notifications', existing.id);
+  if (!requeued) {
     throw new ApiError(
       'notification_not_failed',
       `Only a failed notification can be sent again; this one is ${existing.status}.`,
     );
   }
-  // As queued: read again, a busy worker might already have claimed it.
-  return { ...existing, status: 'pending', attempts: 0, completed_at: null };
+  // As queued, not read again: a woken worker may already have claimed it.
+  return { ...existing, ...requeued };
 }

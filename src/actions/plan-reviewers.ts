@@ -3,7 +3,7 @@ import { isoTime } from '../domain/clock.js';
 import { normaliseEmail } from '../domain/email.js';
 import { newId } from '../domain/ids.js';
 import { DEFAULT_REMIND_MAX } from '../domain/votes.js';
-import { ApiError, type FieldProblem, invalidFields } from '../errors.js';
+import { ApiError, type FieldProblem } from '../errors.js';
 import type { PausesTable, ReviewersTable } from '../store/schema.js';
 
 // The reviewer fields of a new pause: the rules that span fields (the schema
@@ -45,11 +45,28 @@ type ReviewerColumns = Pick<
 
 const ONLY_WITH_REVIEWERS = ['quorum', 'veto', 'remind_every', 'remind_max', 'escalate'] as const;
 
-/** Every cross-field problem of the reviewer fields, so one 400 names them all. */
-function problemsOf(request: ReviewerFields & { notify?: object }, options: string[], expiresInMs: number) {
+/** A request's fields as they arrived, perhaps of the wrong type (the schema may have refused them). */
+export type Unchecked<T> = { [K in keyof T]?: unknown };
+
+const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
+const emailOf = (reviewer: unknown) =>
+  typeof reviewer === 'object' && reviewer !== null && typeof (reviewer as ReviewerRequest).email === 'string'
+    ? (reviewer as ReviewerRequest).email
+    : undefined;
+
+/**
+ * Every cross-field problem of the reviewer fields, so one 400 names them all.
+ * The fields may be malformed (this also runs beside the schema's errors): a
+ * rule whose fields are not of their type is left to the schema.
+ */
+export function reviewerProblems(
+  request: Unchecked<ReviewerFields & { notify: object }>,
+  options: string[],
+  expiresInMs: number,
+): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const reviewers = request.reviewers;
-  if (!reviewers) {
+  if (reviewers === undefined) {
     for (const field of ONLY_WITH_REVIEWERS)
       if (request[field] !== undefined) problems.push({ field, problem: 'needs reviewers' });
     return problems;
@@ -59,24 +76,29 @@ function problemsOf(request: ReviewerFields & { notify?: object }, options: stri
       field: 'notify',
       problem: 'cannot be combined with reviewers: each reviewer is emailed their own link',
     });
-  if (request.quorum !== undefined && request.quorum > reviewers.length)
+  if (isArray(reviewers) && typeof request.quorum === 'number' && request.quorum > reviewers.length)
     problems.push({ field: 'quorum', problem: `must be at most the number of reviewers (${reviewers.length})` });
-  (request.veto ?? []).forEach((option, index) => {
-    if (!options.includes(option)) problems.push({ field: `veto.${index}`, problem: 'must be one of the options' });
-  });
+  if (isArray(request.veto))
+    request.veto.forEach((option, index) => {
+      if (typeof option === 'string' && !options.includes(option))
+        problems.push({ field: `veto.${index}`, problem: 'must be one of the options' });
+    });
   if (request.remind_max !== undefined && request.remind_every === undefined)
     problems.push({ field: 'remind_max', problem: 'needs remind_every' });
-  if (request.escalate && request.escalate.after * 1000 >= expiresInMs)
+  const escalate = request.escalate as Unchecked<ReviewerFields['escalate'] & object> | undefined;
+  if (typeof escalate?.after === 'number' && escalate.after * 1000 >= expiresInMs)
     problems.push({ field: 'escalate.after', problem: 'must be less than the time until the pause expires' });
   const seen = new Set<string>();
-  const everyone: Array<[string, ReviewerRequest]> = [
-    ...reviewers.map((r, i) => [`reviewers.${i}.email`, r] as [string, ReviewerRequest]),
-    ...(request.escalate?.reviewers ?? []).map(
-      (r, i) => [`escalate.reviewers.${i}.email`, r] as [string, ReviewerRequest],
+  const everyone: Array<[string, unknown]> = [
+    ...(isArray(reviewers) ? reviewers : []).map((r, i) => [`reviewers.${i}.email`, r] as [string, unknown]),
+    ...(isArray(escalate?.reviewers) ? escalate.reviewers : []).map(
+      (r, i) => [`escalate.reviewers.${i}.email`, r] as [string, unknown],
     ),
   ];
   for (const [field, reviewer] of everyone) {
-    const email = normaliseEmail(reviewer.email);
+    const given = emailOf(reviewer);
+    if (given === undefined) continue;
+    const email = normaliseEmail(given);
     if (seen.has(email)) problems.push({ field, problem: 'is already a reviewer of this pause' });
     seen.add(email);
   }
@@ -84,8 +106,8 @@ function problemsOf(request: ReviewerFields & { notify?: object }, options: stri
 }
 
 /**
- * Checks the reviewer fields of a new pause and returns its reviewer columns
- * and reviewers' rows (none for a pause without reviewers).
+ * The reviewer columns and reviewers' rows of a new pause (none for a pause
+ * without reviewers), whose fields reviewerProblems found nothing wrong with.
  */
 export function planReviewers(
   services: Pick<ServiceContext, 'mailer'>,
@@ -94,10 +116,7 @@ export function planReviewers(
 ): { columns: ReviewerColumns | null; reviewers: ReviewersTable[] } {
   if (request.reviewers === undefined && ONLY_WITH_REVIEWERS.every((field) => request[field] === undefined))
     return { columns: null, reviewers: [] };
-  const options = JSON.parse(pause.options) as string[];
   const created = Date.parse(pause.created_at);
-  const problems = problemsOf(request, options, Date.parse(pause.expires_at) - created);
-  if (problems.length > 0) throw invalidFields(problems);
   if (!request.reviewers) return { columns: null, reviewers: [] };
   if (pause.mode === 'live' && !services.mailer) {
     throw new ApiError(

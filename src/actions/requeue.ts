@@ -1,20 +1,22 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
-import { announceQueued, type OutboxTable, requeueFailed } from '../store/outbox.js';
+import { announceQueued, type OutboxTable, requeuedFields, requeueFailed } from '../store/outbox.js';
 
 /**
  * Puts a failed outbox row (a webhook delivery, a notification) back in the
- * queue with its attempts from zero, and wakes the workers of every instance;
- * false when the row has not failed.
+ * queue with its attempts from zero, and wakes the workers of every instance.
+ * Answers the fields as written (the row's state at the re-queue, whatever a
+ * woken worker does next), or undefined when the row has not failed.
  */
 export async function requeueAndWake(
   services: Pick<ServiceContext, 'store' | 'clock' | 'signals'>,
   table: OutboxTable,
   id: string,
-): Promise<boolean> {
+): Promise<ReturnType<typeof requeuedFields> | undefined> {
   const { store, clock, signals } = services;
-  if (!(await requeueFailed(store, table, id, isoTime(clock.now())))) return false;
+  const now = isoTime(clock.now());
+  if (!(await requeueFailed(store, table, id, now))) return undefined;
   await announceQueued(store);
   signals.queued();
-  return true;
+  return requeuedFields(now);
 }

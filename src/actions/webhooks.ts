@@ -143,7 +143,9 @@ export async function listWebhookDeliveries(
 /**
  * Queues a failed delivery again (same body, same signature, attempts from
  * zero) and wakes the workers; 404 if the webhook or delivery is not the
- * owner's, 409 when the delivery has not failed.
+ * owner's, 409 when the delivery has not failed. The answer is the delivery as
+ * re-queued (`pending`), not read again: a worker woken by the commit may
+ * already have sent it, which the deliveries list shows.
  */
 export async function redeliver(
   services: Pick<ServiceContext, 'store' | 'clock' | 'signals'>,
@@ -152,15 +154,14 @@ export async function redeliver(
   deliveryId: string,
 ): Promise<DeliveryOfWebhook> {
   await requireWebhook(services, owner, webhookId);
-  const find = () => getDelivery(services.store, { webhookId, deliveryId });
-  const existing = await find();
+  const existing = await getDelivery(services.store, { webhookId, deliveryId });
   if (!existing) throw notFound('Delivery');
-  if (!(await requeueAndWake(services, 'deliveries', deliveryId))) {
+  const requeued = await requeueAndWake(services, 'deliveries', deliveryId);
+  if (!requeued) {
     throw new ApiError('delivery_not_failed', `Only a failed delivery can be retried; this one is ${existing.status}.`);
   }
-  const requeued = await find();
-  if (!requeued) throw notFound('Delivery');
-  return requeued;
+  // As re-queued, not read again: a woken worker may already have delivered it.
+  return { ...existing, ...requeued };
 }
 
 /** The deliveries of the owner's pause's events, oldest first (none for another owner's pause). */

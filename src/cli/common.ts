@@ -81,6 +81,15 @@ export const out = (line = '') => void process.stdout.write(`${line}\n`);
 export const err = (line = '') => void process.stderr.write(`${line}\n`);
 export const printJson = (value: unknown) => out(JSON.stringify(value, null, 2));
 
+/** A list as the API gives it (what `--json` prints): up to `max` items, and whether more follow. */
+export async function listObject<T>(
+  list: { toArray(max?: number): Promise<T[]> },
+  max = Number.POSITIVE_INFINITY,
+): Promise<{ object: 'list'; data: T[]; has_more: boolean }> {
+  const items = await list.toArray(max + 1);
+  return { object: 'list', data: items.slice(0, max), has_more: items.length > max };
+}
+
 /** One line for a failure: the service's message, code, status and request id. */
 export function describeError(error: unknown): string {
   if (error instanceof PausepointError) {

@@ -1,5 +1,6 @@
-// Durations on the command line: "90" (seconds), "90s", "30m", "2h", "7d",
-// "1h30m". (Time left is written by domain/time-format.ts.)
+// Durations on the command line: "90s", "30m", "2h", "7d", "1h30m" (a bare
+// number is refused: "30" could mean seconds or minutes). (Time left is
+// written by domain/time-format.ts.)
 import { UsageError } from './common.js';
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
@@ -7,7 +8,11 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 /** Whole seconds in `text`, or a UsageError naming `flag`. */
 export function parseDuration(text: string, flag: string): number {
   const trimmed = text.trim().toLowerCase();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  if (/^\d+$/.test(trimmed)) {
+    throw new UsageError(
+      `${flag}: "${text.trim()}" has no unit: write ${trimmed}s for seconds or ${trimmed}m for minutes (units: s, m, h, d)`,
+    );
+  }
   const parts = [...trimmed.matchAll(/(\d+)([smhd])/g)];
   if (parts.length === 0 || parts.map((part) => part[0]).join('') !== trimmed) {
     throw new UsageError(`${flag}: not a duration: "${text}" (try 90s, 30m, 2h, 1d or 1h30m)`);

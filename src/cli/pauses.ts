@@ -1,6 +1,16 @@
 // pausepoint pauses list|get|cancel|timeline
 import type { Pause, Reviewer, TimelineEntry } from '@pausepoint/sdk';
-import { clientFrom, GLOBAL_HELP, out, parse, printJson, reportError, table, UsageError } from './common.js';
+import {
+  clientFrom,
+  GLOBAL_HELP,
+  listObject,
+  out,
+  parse,
+  printJson,
+  reportError,
+  table,
+  UsageError,
+} from './common.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { reviewerLabel } from './reviewers.js';
 
@@ -51,8 +61,9 @@ export async function pausesCommand(args: string[]): Promise<number> {
         throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
       }
       const max = values.all ? Number.POSITIVE_INFINITY : positiveInteger(values.limit ?? '20', '--limit');
-      const pauses = await client.pauses.list({ status, limit: Math.min(100, max) }).toArray(max);
-      if (json) printJson(pauses);
+      const list = await listObject(client.pauses.list({ status, limit: Math.min(100, max + 1) }), max);
+      const pauses = list.data;
+      if (json) printJson(list);
       else if (pauses.length === 0) out('No pauses.');
       else out(pausesTable(pauses));
       return 0;

@@ -1,7 +1,18 @@
 // pausepoint webhooks list|add|rm|deliveries
 import { OUTCOME_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@pausepoint/sdk';
 import { newWebhookSecret } from '../domain/webhooks.js';
-import { clientFrom, err, GLOBAL_HELP, out, parse, printJson, reportError, table, UsageError } from './common.js';
+import {
+  clientFrom,
+  err,
+  GLOBAL_HELP,
+  listObject,
+  out,
+  parse,
+  printJson,
+  reportError,
+  table,
+  UsageError,
+} from './common.js';
 import { positiveInteger } from './pauses.js';
 
 export const WEBHOOKS_HELP = `Usage:
@@ -44,8 +55,9 @@ export async function webhooksCommand(args: string[]): Promise<number> {
       case 'list':
       case 'ls': {
         if (target !== undefined) throw new UsageError(`unexpected argument "${target}"`);
-        const webhooks = await client.webhooks.list().toArray();
-        if (json) printJson(webhooks);
+        const list = await listObject(client.webhooks.list());
+        const webhooks = list.data;
+        if (json) printJson(list);
         else if (webhooks.length === 0) out('No webhooks.');
         else {
           out(
@@ -91,8 +103,9 @@ export async function webhooksCommand(args: string[]): Promise<number> {
       case 'deliveries': {
         if (target === undefined) throw new UsageError('webhooks deliveries needs a webhook id');
         const max = positiveInteger(values.limit ?? '20', '--limit');
-        const deliveries = await client.webhooks.deliveries(target, { limit: Math.min(100, max) }).toArray(max);
-        if (json) printJson(deliveries);
+        const list = await listObject(client.webhooks.deliveries(target, { limit: Math.min(100, max + 1) }), max);
+        const deliveries = list.data;
+        if (json) printJson(list);
         else if (deliveries.length === 0) out('No deliveries.');
         else {
           out(

@@ -27,6 +27,8 @@ export interface UrlCheckOptions {
   resolve?: Resolver;
   /** Only https: URLs (the default and the rule for webhooks and Slack); false also admits http:. */
   requireHttps?: boolean;
+  /** Said after the refusal of a loopback destination; default LOCAL_TESTING_HINT (for webhooks). */
+  loopbackHint?: string;
   /** Give up on a look-up after this long (default 5000 ms). */
   resolveTimeoutMs?: number;
 }
@@ -82,6 +84,29 @@ export function isPublicAddress(address: string, allowed: Cidr[]): boolean {
   return v6.range() === 'unicast';
 }
 
+/**
+ * The addresses of `localhost` that may be contacted: those of LOOPBACK_ADDRESSES
+ * that `allowed` admits. A connection goes to these only, so allowing 127.0.0.0/8
+ * alone admits localhost (over IPv4).
+ */
+export function allowedLocalhostAddresses(allowed: Cidr[]): string[] {
+  return LOOPBACK_ADDRESSES.filter((address) => isPublicAddress(address, allowed));
+}
+
+function isLoopback(address: string): boolean {
+  const parsed = parseAddress(address);
+  if (parsed === undefined) return false;
+  if (parsed.range() === 'loopback') return true;
+  return parsed.kind() === 'ipv6' && embeddedIPv4(parsed as ipaddr.IPv6)?.range() === 'loopback';
+}
+
+/** Said after a refusal of a loopback destination: the ways to reach a receiver on this machine. */
+export const LOCAL_TESTING_HINT =
+  'To test a receiver on your machine, run `pausepoint listen --forward-to URL` (it forwards your events, signed, to any local URL), ' +
+  'or let the service reach loopback with WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8,::1/128.';
+
+const withHint = (reason: string, hint: string) => (hint ? `${reason} ${hint}` : reason);
+
 /** `localhost`, `*.localhost`, with or without the root dot, in any case. */
 export function isLocalhostName(host: string): boolean {
   const name = host.toLowerCase().replace(/\.$/, '');
@@ -112,8 +137,6 @@ export function hostLiteral(hostname: string): string | undefined {
   return isIP(bare) === 0 ? undefined : bare;
 }
 
-const notPublic = (address: string) => `The URL's host resolves to ${address}, which is not a public address.`;
-
 /**
  * The registration rule for outbound URLs (webhooks and Slack): an absolute
  * https:// URL of at most 2,048 characters, without user info, port 1–65535,
@@ -124,6 +147,8 @@ const notPublic = (address: string) => `The URL's host resolves to ${address}, w
  */
 export async function checkWebhookUrl(raw: string, opts: UrlCheckOptions): Promise<UrlCheck> {
   const allowed = opts.allowedNetworks;
+  const hint = opts.loopbackHint ?? LOCAL_TESTING_HINT;
+  const notPublic = (address: string, reason: string) => (isLoopback(address) ? withHint(reason, hint) : reason);
   const protocols = opts.requireHttps === false ? ['https:', 'http:'] : ['https:'];
   const schemes = protocols.map((p) => `${p}//`).join(' or ');
 
@@ -146,7 +171,7 @@ export async function checkWebhookUrl(raw: string, opts: UrlCheckOptions): Promi
   const literal = hostLiteral(url.hostname);
   if (literal !== undefined) {
     if (!isPublicAddress(literal, allowed)) {
-      return { ok: false, reason: `The URL's host ${literal} is not a public address.` };
+      return { ok: false, reason: notPublic(literal, `The URL's host ${literal} is not a public address.`) };
     }
     return { ok: true, url };
   }
@@ -154,8 +179,9 @@ export async function checkWebhookUrl(raw: string, opts: UrlCheckOptions): Promi
   const host = url.hostname;
   if (!isDnsName(host)) return { ok: false, reason: "The URL's host is not a valid DNS name or IP address." };
   if (isLocalhostName(host)) {
-    const blocked = LOOPBACK_ADDRESSES.find((address) => !isPublicAddress(address, allowed));
-    if (blocked !== undefined) return { ok: false, reason: "The URL's host is localhost, which is not public." };
+    if (allowedLocalhostAddresses(allowed).length === 0) {
+      return { ok: false, reason: withHint("The URL's host is localhost, which is not public.", hint) };
+    }
     return { ok: true, url };
   }
 
@@ -170,13 +196,23 @@ export async function checkWebhookUrl(raw: string, opts: UrlCheckOptions): Promi
   }
   if (addresses.length === 0) return { ok: false, reason: "The URL's host name does not resolve." };
   for (const address of addresses) {
-    if (!isPublicAddress(address, allowed)) return { ok: false, reason: notPublic(address) };
+    if (!isPublicAddress(address, allowed)) {
+      return {
+        ok: false,
+        reason: notPublic(address, `The URL's host resolves to ${address}, which is not a public address.`),
+      };
+    }
   }
   return { ok: true, url };
 }
 
-/** The same rule under a name that does not say "webhook", e.g. for notify.slack_webhook_url. */
-export const checkOutboundUrl = checkWebhookUrl;
+/**
+ * The same rule under a name that does not say "webhook", e.g. for
+ * notify.slack_webhook_url: its refusals do not point to `pausepoint listen`,
+ * which forwards webhook events only.
+ */
+export const checkOutboundUrl = (raw: string, opts: UrlCheckOptions) =>
+  checkWebhookUrl(raw, { loopbackHint: '', ...opts });
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

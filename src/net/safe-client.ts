@@ -21,7 +21,14 @@ import { isIP, type LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
 import type { Cidr } from '../config.js';
-import { isLocalhostName, isPublicAddress, LOOPBACK_ADDRESSES, type Resolver, resolveHost } from './address-policy.js';
+import {
+  allowedLocalhostAddresses,
+  isLocalhostName,
+  isPublicAddress,
+  LOOPBACK_ADDRESSES,
+  type Resolver,
+  resolveHost,
+} from './address-policy.js';
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 4096;
@@ -137,12 +144,18 @@ export function createSafeClient(opts: SafeClientOptions): SafeClient {
 /**
  * A net.connect lookup hook: resolves the name to all its addresses, refuses
  * the name if any of them is not public, and hands Node only vetted addresses.
- * `localhost` and `*.localhost` are loopback without a look-up.
+ * `localhost` and `*.localhost` are loopback without a look-up, reached only
+ * at those of their addresses that are allowed.
  */
 function createGuardedLookup(allowed: Cidr[], resolve: Resolver): LookupFunction {
   return (hostname, options, callback) => {
     const vet = async (): Promise<string[]> => {
-      const addresses = isLocalhostName(hostname) ? [...LOOPBACK_ADDRESSES] : await resolve(hostname);
+      if (isLocalhostName(hostname)) {
+        const addresses = allowedLocalhostAddresses(allowed);
+        if (addresses.length === 0) throw new BlockedAddressError(`address ${LOOPBACK_ADDRESSES[0]} is not public`);
+        return addresses;
+      }
+      const addresses = await resolve(hostname);
       if (addresses.length === 0) throw Object.assign(new Error('host name does not resolve'), { code: 'ENOTFOUND' });
       const blocked = addresses.find((address) => !isPublicAddress(address, allowed));
       if (blocked !== undefined) throw new BlockedAddressError(`address ${blocked} is not public`);

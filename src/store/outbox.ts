@@ -303,6 +303,10 @@ export async function nextDue(
   return (row?.next as string | null | undefined) ?? null;
 }
 
+/** What requeueFailed writes over a failed row: due now, attempts from zero. */
+export const requeuedFields = (now: string) =>
+  ({ status: 'pending', attempts: 0, next_attempt_at: now, completed_at: null, updated_at: now }) as const;
+
 /** Puts a failed row back in the queue for a fresh round of attempts. */
 export async function requeueFailed(
   store: Store,
@@ -313,7 +317,7 @@ export async function requeueFailed(
 ): Promise<boolean> {
   const result = await queue(trx)
     .updateTable(table as 'deliveries')
-    .set({ status: 'pending', attempts: 0, next_attempt_at: now, completed_at: null, updated_at: now })
+    .set(requeuedFields(now))
     .where('id', '=', id)
     .where('status', '=', 'failed')
     .executeTakeFirst();

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { ServiceContext } from '../context.js';
 import { hmacSha256, safeEqual } from '../domain/crypto.js';
 import { ApiError } from '../errors.js';
+import { isHttps } from '../http/headers.js';
 
 // The signed-in web apps' shared machinery (the console at /console, the
 // reviewers' inbox at /inbox): a session cookie, CSRF tokens, the cross-site
@@ -14,8 +15,6 @@ import { ApiError } from '../errors.js';
 // carries a CSRF token: the HMAC of the session's id under the app's key.
 
 type BaseUrl = Pick<ServiceContext, 'publicBaseUrl'>;
-
-const isHttps = (services: BaseUrl) => services.publicBaseUrl.startsWith('https:');
 
 /** The token the browser sent in the cookie `name`, if any and if it looks like one. */
 export function tokenFromCookie(request: FastifyRequest, name: string): string | undefined {

@@ -81,7 +81,7 @@ describe('exit codes', () => {
   it('0 or 1 on a timeout with a default, by whether the default is the first option', async () => {
     const [first, other] = await Promise.all([
       runCli(['ask', 'Anyone?', '--timeout', '1s', '--default', 'approve'], env),
-      runCli(['ask', 'Anyone?', '--timeout', '1', '--default', 'reject'], env),
+      runCli(['ask', 'Anyone?', '--timeout', '1s', '--default', 'reject'], env),
     ]);
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('Timed out: approve (the default)\n');
@@ -105,16 +105,18 @@ describe('exit codes', () => {
   });
 
   it('3 on errors: a bad key, an unreachable service, a refused request, bad flags', async () => {
-    const [noKey, badKey, nowhere, refused, badFlag, badDefault, badTimeout, noQuestion] = await Promise.all([
-      runCli(['ask', 'Q?'], { PAUSEPOINT_BASE_URL: service.url }),
-      runCli(['ask', 'Q?'], { ...env, PAUSEPOINT_API_KEY: `svc_test_${'0'.repeat(48)}` }),
-      runCli(['ask', 'Q?', '--base-url', 'http://127.0.0.1:9'], env),
-      runCli(['ask', 'Q?', '--option', 'same', '--option', 'same'], env),
-      runCli(['ask', 'Q?', '--frobnicate'], env),
-      runCli(['ask', 'Q?', '--default', 'maybe'], env),
-      runCli(['ask', 'Q?', '--timeout', 'soon'], env),
-      runCli(['ask'], env),
-    ]);
+    const [noKey, badKey, nowhere, refused, badFlag, badDefault, badTimeout, bareTimeout, noQuestion] =
+      await Promise.all([
+        runCli(['ask', 'Q?'], { PAUSEPOINT_BASE_URL: service.url }),
+        runCli(['ask', 'Q?'], { ...env, PAUSEPOINT_API_KEY: `svc_test_${'0'.repeat(48)}` }),
+        runCli(['ask', 'Q?', '--base-url', 'http://127.0.0.1:9'], env),
+        runCli(['ask', 'Q?', '--option', 'same', '--option', 'same'], env),
+        runCli(['ask', 'Q?', '--frobnicate'], env),
+        runCli(['ask', 'Q?', '--default', 'maybe'], env),
+        runCli(['ask', 'Q?', '--timeout', 'soon'], env),
+        runCli(['ask', 'Q?', '--timeout', '30'], env),
+        runCli(['ask'], env),
+      ]);
     expect(noKey.code).toBe(3);
     expect(noKey.stderr).toBe('pausepoint: No API key: set PAUSEPOINT_API_KEY or pass --api-key.\n');
     expect(badKey.code).toBe(3);
@@ -129,6 +131,12 @@ describe('exit codes', () => {
     expect(badDefault.stderr).toMatch(/--default must be one of the options \(approve, reject\)/);
     expect(badTimeout.code).toBe(3);
     expect(badTimeout.stderr).toMatch(/--timeout: not a duration/);
+    // A bare number is not taken as seconds: it needs a unit, and says so.
+    expect(bareTimeout.code).toBe(3);
+    expect(bareTimeout.stderr.split('\n')[0]).toBe(
+      'pausepoint: --timeout: "30" has no unit: write 30s for seconds or 30m for minutes (units: s, m, h, d)',
+    );
+    expect(bareTimeout.stdout).toBe('');
     expect(noQuestion.code).toBe(3);
     for (const result of [badKey, nowhere, refused, badFlag]) expect(result.stdout).toBe('');
   });

@@ -31,9 +31,10 @@ describe('pauses', () => {
     await call(service.url, 'POST', `/v1/respond/${tokenOf(second)}`, { body: { choice: 'reject', text: 'no' } });
 
     // Independent reads run side by side: each is a process start.
-    const [list, json, get, getJson] = await Promise.all([
+    const [list, json, firstOfTwo, get, getJson] = await Promise.all([
       runCli(['pauses', 'list'], env),
       runCli(['pauses', 'list', '--json', '--status', 'pending', '--limit', '1'], env),
+      runCli(['pauses', 'list', '--json', '--limit', '1'], env),
       runCli(['pauses', 'get', second.id], env),
       runCli(['pauses', 'get', first.id, '--json'], env),
     ]);
@@ -42,7 +43,13 @@ describe('pauses', () => {
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+CHOICE\s+CREATED\s+TITLE$/);
     expect(lines[1]).toMatch(new RegExp(`^${second.id}\\s+responded\\s+reject\\s+\\S+\\s+Second question\\?$`));
     expect(lines[2]).toMatch(new RegExp(`^${first.id}\\s+pending\\s+-\\s+\\S+\\s+First question\\?$`));
-    expect(JSON.parse(json.stdout).map((pause: { id: string }) => pause.id)).toEqual([first.id]);
+    // --json prints the API's list object, saying whether more pauses follow.
+    const pending = JSON.parse(json.stdout);
+    expect(pending).toMatchObject({ object: 'list', has_more: false });
+    expect(pending.data.map((pause: { id: string }) => pause.id)).toEqual([first.id]);
+    const page = JSON.parse(firstOfTwo.stdout);
+    expect(page).toMatchObject({ object: 'list', has_more: true });
+    expect(page.data.map((pause: { id: string }) => pause.id)).toEqual([second.id]);
     expect(get.code).toBe(0);
     expect(get.stdout).toMatch(/status: +responded/);
     expect(get.stdout).toMatch(/choice: +reject/);
@@ -112,13 +119,11 @@ describe('webhooks', () => {
     expect(list.stdout).toMatch(
       new RegExp(`^${id}\\s+test\\s+pause\\.responded\\s+https://127\\.0\\.0\\.1:9/hook$`, 'm'),
     );
-    expect(
-      JSON.parse(listJson.stdout)
-        .map((webhook: { id: string }) => webhook.id)
-        .sort(),
-    ).toEqual([id, other.id].sort());
+    const webhookList = JSON.parse(listJson.stdout);
+    expect(webhookList).toMatchObject({ object: 'list', has_more: false });
+    expect(webhookList.data.map((webhook: { id: string }) => webhook.id).sort()).toEqual([id, other.id].sort());
     expect(deliveries.stdout).toBe('No deliveries.\n');
-    expect(JSON.parse(deliveriesJson.stdout)).toEqual([]);
+    expect(JSON.parse(deliveriesJson.stdout)).toEqual({ object: 'list', data: [], has_more: false });
 
     const [rm, rmJson] = await Promise.all([
       runCli(['webhooks', 'rm', id!], env),

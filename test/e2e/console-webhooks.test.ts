@@ -166,6 +166,11 @@ describe('adding', () => {
     expect(privateUrl.text).toContain('value="https://10.0.0.1/hook"');
     expect(privateUrl.text).toContain('name="event:pause.cancelled" value="on" checked=""');
 
+    const loopback = await addByForm(client, { url: 'https://[::1]:8443/hook', 'event:pause.cancelled': 'on' });
+    expect(loopback.status).toBe(400);
+    expect(alertIn(loopback.text)).toContain('pausepoint listen');
+    expect(alertIn(loopback.text)).toContain('WEBHOOK_ALLOWED_NETWORKS');
+
     const notHttps = await addByForm(client, { url: 'http://127.0.0.1/hook', 'event:pause.cancelled': 'on' });
     expect(notHttps.status).toBe(400);
     expect(alertIn(notHttps.text)).toBeTruthy();

@@ -246,6 +246,14 @@ describe('tools', () => {
     expect(duplicate.isError).toBe(true);
     expect(textOf(duplicate)).toMatch(/^invalid_request: Invalid request: options must not repeat an item/);
 
+    // A shape error and a rule that spans fields, in one answer.
+    const both = await (
+      await callTool(client, 'ask_human', { question: 'Pick one', options: ['a', 'a'], quorum: 2, wait_seconds: 0 })
+    ).result;
+    expect(textOf(both)).toBe(
+      'invalid_request: Invalid request: options must not repeat an item (options.0 and options.1 are the same); quorum needs reviewers.',
+    );
+
     const badDefault = await (
       await callTool(client, 'ask_human', { question: 'Pick one', timeout_default: 'maybe', wait_seconds: 0 })
     ).result;

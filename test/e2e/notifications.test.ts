@@ -204,7 +204,7 @@ describe('Slack', () => {
   it.each([
     ['http://hooks.example.com/x'],
     ['https://10.0.0.1/services/x'],
-    ['https://localhost/services/x'],
+    ['https://[::1]/services/x'],
     ['not a url'],
   ])('refuses %s as a Slack URL with 400 naming the field', async (url) => {
     const reply = await call(service.url, 'POST', '/v1/pause', {
@@ -213,5 +213,7 @@ describe('Slack', () => {
     });
     expect(reply.status).toBe(400);
     expect(reply.body.error.details.fields[0].field).toBe('notify.slack_webhook_url');
+    // `pausepoint listen` forwards webhook events, not Slack messages.
+    expect(reply.body.error.message).not.toContain('pausepoint listen');
   });
 });

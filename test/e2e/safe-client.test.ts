@@ -142,6 +142,12 @@ describe('createSafeClient', () => {
     expect(receiver.connections).toBe(0);
   });
 
+  it('reaches localhost when its IPv4 loopback is allowed, connecting to that address only', async () => {
+    const result = await client({ allowedNetworks: loopback }).post(`https://localhost:${receiver.port}/`, '{}', json);
+    expect(result).toMatchObject({ ok: true, status: 200 });
+    expect(receiver.connections).toBe(1);
+  });
+
   it('re-checks a name at connect time (DNS rebinding) and refuses it if any address is private', async () => {
     const answers: Record<string, string[]> = {
       'rebound.example.com': ['127.0.0.1'],

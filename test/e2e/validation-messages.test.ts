@@ -151,3 +151,62 @@ describe("the routes' own checks", () => {
     expect(reply.body.error.message).toBe('Invalid request: timeout_default must be one of the options.');
   });
 });
+
+describe('schema errors and the rules that span fields', () => {
+  it('are reported together in one 400', async () => {
+    const reply = await createPause({ title: '', options: ['a', 'a'], expires_in: 0, quorum: 2 });
+    expect(fieldsOf(reply)).toEqual([
+      { field: 'title', problem: 'must be at least 1 character long' },
+      { field: 'options', problem: 'must not repeat an item (options.0 and options.1 are the same)' },
+      { field: 'expires_in', problem: 'must be at least 1' },
+      { field: 'quorum', problem: 'needs reviewers' },
+    ]);
+    expect(reply.body.error.message).toContain('quorum needs reviewers');
+  });
+
+  it('each cross-field rule in its own words, next to a schema error', async () => {
+    const soon = new Date(Date.now() + 3600_000).toISOString();
+    const reply = await createPause({
+      title: 'x'.repeat(201),
+      options: ['yes', 'no'],
+      timeout_default: 'maybe',
+      expires_at: soon,
+      expires_in: 60,
+      veto: ['no'],
+      remind_every: 60,
+      escalate: { after: 10, reviewers: [{ email: 'boss@example.com' }] },
+      notify: { email: ['nope'] },
+    });
+    const fields = Object.fromEntries(fieldsOf(reply).map(({ field, problem }) => [field, problem]));
+    expect(fields).toEqual({
+      title: 'must be at most 200 characters long',
+      'notify.email.0': 'must be an email address',
+      timeout_default: 'must be one of the options',
+      expires_in: 'cannot be given together with expires_at',
+      veto: 'needs reviewers',
+      remind_every: 'needs reviewers',
+      escalate: 'needs reviewers',
+    });
+  });
+
+  it('with reviewers: notify, quorum and veto against the reviewers and options', async () => {
+    const reply = await createPause({
+      title: '',
+      options: ['yes', 'no'],
+      reviewers: [{ email: 'a@example.com' }, { email: 'A@example.com' }],
+      quorum: 3,
+      veto: ['maybe'],
+      remind_max: 2,
+      notify: { email: ['a@example.com'] },
+    });
+    const fields = Object.fromEntries(fieldsOf(reply).map(({ field, problem }) => [field, problem]));
+    expect(fields).toEqual({
+      title: 'must be at least 1 character long',
+      notify: 'cannot be combined with reviewers: each reviewer is emailed their own link',
+      quorum: 'must be at most the number of reviewers (2)',
+      'veto.0': 'must be one of the options',
+      remind_max: 'needs remind_every',
+      'reviewers.1.email': 'is already a reviewer of this pause',
+    });
+  });
+});

@@ -77,6 +77,21 @@ describe('registration', () => {
     expect((await call(service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.test })).status).toBe(404);
   });
 
+  it('admits localhost when WEBHOOK_ALLOWED_NETWORKS admits 127.0.0.1, and says how to test locally otherwise', async () => {
+    const body = { url: `https://localhost:${receiver.port}/hook`, events: ['pause.responded'], secret: SECRET };
+    const admitted = await call(service.url, 'POST', '/v1/webhooks', { token: account.test, body });
+    expect(admitted.status).toBe(201);
+    const refused = await call(service.url, 'POST', '/v1/webhooks', {
+      token: account.test,
+      body: { ...body, url: `https://[::1]:${receiver.port}/hook` },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('invalid_webhook_url');
+    expect(refused.body.error.message).toContain('pausepoint listen');
+    expect(refused.body.error.message).toContain('WEBHOOK_ALLOWED_NETWORKS');
+    await call(service.url, 'DELETE', `/v1/webhooks/${admitted.body.id}`, { token: account.test });
+  });
+
   it.each([
     ['invalid_webhook_url', { url: 'http://127.0.0.1/hook' }],
     ['invalid_webhook_url', { url: 'https://10.0.0.1/hook' }],

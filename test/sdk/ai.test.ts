@@ -86,7 +86,7 @@ describe('guardTool', () => {
       stopWhen: stepCountIs(3),
     });
     const pause = await inbox.next();
-    await answerPause(service.url, pause, 'reject', 'over the limit; offer a voucher');
+    await answerPause(service.url, pause, 'reject', 'over the limit; offer a voucher.');
     const result = await running;
     expect(runs).toEqual([]);
     const seen = toolResultsSentTo(model, 1)['call-reject'] as { type: string; value: unknown };
@@ -99,7 +99,7 @@ describe('guardTool', () => {
         'It was not run. Do not call it again with the same arguments; tell the user, or ask them what to do instead.',
       pause_id: pause.id,
       choice: 'reject',
-      text: 'over the limit; offer a voucher',
+      text: 'over the limit; offer a voucher.',
     });
     expect(result.text).toBe('OK.');
   });

@@ -86,7 +86,7 @@ describe('runWithApprovals', () => {
     );
     expect(byCall.call_b!.body).toContain('{\n  "order": 2,\n  "amount": 990\n}');
     expect(refunds).toEqual([]);
-    await answerPause(service.url, byCall.call_b!, 'reject', 'too much, ask a manager');
+    await answerPause(service.url, byCall.call_b!, 'reject', 'too much, ask a manager!');
     await answerPause(service.url, byCall.call_a!, 'approve');
 
     // The second turn's call is a new round.
@@ -110,7 +110,7 @@ describe('runWithApprovals', () => {
     expect(afterFirst.call_b).toEqual({
       type: 'text',
       text:
-        'A person did not approve refund (they chose "reject") and wrote: too much, ask a manager. It was not run. ' +
+        'A person did not approve refund (they chose "reject") and wrote: too much, ask a manager! It was not run. ' +
         'Do not call it again with the same arguments; tell the user, or ask them what to do instead.',
     });
     expect(afterFirst.call_c).toEqual({ type: 'text', text: 'Order 3: paid.' });

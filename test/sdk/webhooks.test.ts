@@ -130,7 +130,16 @@ describe('webhooks', () => {
 
       receiver.setDefault({ status: 204, body: '' });
       const retried = await client.webhooks.retryDelivery(webhook.id, deliveries[0]!.id);
-      expect(retried).toMatchObject({ id: deliveries[0]!.id, status: 'pending' });
+      // The answer is the delivery as re-queued, whatever the worker the retry
+      // woke has done since (it may have sent it already).
+      expect(retried).toMatchObject({
+        id: deliveries[0]!.id,
+        status: 'pending',
+        attempts: 0,
+        completed_at: null,
+        last_status_code: 500,
+      });
+      expect(retried.next_attempt_at).toBe(retried.updated_at);
       await eventually(async () => {
         const [latest] = await client.webhooks.deliveries(webhook.id, { limit: 1 }).toArray(1);
         expect(latest).toMatchObject({ id: deliveries[0]!.id, status: 'succeeded' });

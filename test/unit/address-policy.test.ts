@@ -164,8 +164,14 @@ describe('checkWebhookUrl accepts public destinations', () => {
     if (result.ok && normalised !== '') expect(result.url.href).toBe(normalised);
   });
 
-  it('checks the Slack URL by the same rule, under another name', async () => {
-    expect(checkOutboundUrl).toBe(checkWebhookUrl);
+  it('checks the Slack URL by the same rule, under another name, without the webhook testing hint', async () => {
+    for (const url of ['https://127.0.0.1/', 'https://[::1]/', 'https://localhost/', 'https://10.0.0.1/']) {
+      const outbound = await checkOutboundUrl(url, { allowedNetworks: [], resolve });
+      const webhook = await check(url);
+      expect(outbound.ok).toBe(false);
+      expect((outbound as { reason: string }).reason).not.toContain('pausepoint listen');
+      expect((webhook as { reason: string }).reason.startsWith((outbound as { reason: string }).reason)).toBe(true);
+    }
     expect(
       (await checkOutboundUrl('https://hooks.example.com/services/T/B/x', { allowedNetworks: [], resolve })).ok,
     ).toBe(true);
@@ -202,9 +208,29 @@ describe('WEBHOOK_ALLOWED_NETWORKS exempts its networks', () => {
     },
   );
 
-  it('localhost needs both loopback families allowed', async () => {
-    expect((await check('https://localhost/', loopback)).ok).toBe(false);
-    expect((await check('https://localhost/', [...loopback, cidr('::1/128')])).ok).toBe(true);
+  it('localhost is judged by the loopback addresses it stands for: either family allowed admits it', async () => {
+    resolve.mockClear();
+    expect((await check('https://localhost:8443/', loopback)).ok).toBe(true);
+    expect((await check('https://hooks.localhost/', [cidr('::1/128')])).ok).toBe(true);
+    expect((await check('https://localhost/', [cidr('10.0.0.0/8')])).ok).toBe(false);
+    expect(resolve).not.toHaveBeenCalled();
+  });
+
+  it('a refused loopback destination says how to test locally', async () => {
+    for (const url of [
+      'https://localhost:8443/hook',
+      'https://127.0.0.1/',
+      'https://[::1]/',
+      'https://rebind.example.com/',
+    ]) {
+      const result = await check(url);
+      expect(result.ok).toBe(false);
+      const reason = (result as { reason: string }).reason;
+      expect(reason).toContain('pausepoint listen');
+      expect(reason).toContain('WEBHOOK_ALLOWED_NETWORKS');
+    }
+    const elsewhere = await check('https://10.0.0.1/');
+    expect((elsewhere as { reason: string }).reason).not.toContain('pausepoint listen');
   });
 
   it('a self-hoster network such as 10.20.0.0/16', async () => {

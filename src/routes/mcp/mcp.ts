@@ -3,6 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import Type from 'typebox';
 import { ApiError } from '../../errors.js';
 import { chargeMoreRequests, keyHolderOf } from '../../http/auth.js';
+import { commonHeaders } from '../../http/headers.js';
 import { errorResponses } from '../../http/schemas.js';
 import { createMcpServer } from '../../mcp/tools.js';
 import { LocalQuestions } from './questions.js';
@@ -114,9 +115,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     });
     reply.hijack();
     // What the app's onSend hook adds to every other answer.
-    res.setHeader('x-request-id', request.id);
-    res.setHeader('x-content-type-options', 'nosniff');
-    res.setHeader('cache-control', 'no-store');
+    for (const [name, value] of Object.entries(commonHeaders(services, request.id))) res.setHeader(name, value);
     try {
       await server.connect(transport);
       await transport.handleRequest(request.raw, res, request.body);

@@ -6,7 +6,7 @@ import { ApiError } from '../../errors.js';
 import { bodyChecker } from '../../http/validation.js';
 import { type NewQuestion, type Question, QuestionError, type Questions } from '../../mcp/questions.js';
 import type { Owner } from '../../store/pauses.js';
-import { CreatePause } from '../pauses/create.js';
+import { CreatePause, crossFieldRules } from '../pauses/create.js';
 
 // The MCP tools' questions in the service itself (/mcp): the same actions as
 // the API, for the key's owner and mode, with the create checked against the
@@ -25,7 +25,12 @@ export class LocalQuestions implements Questions {
   create(question: NewQuestion): Promise<Question> {
     return reported(async () => {
       // No Idempotency-Key: the call is not retried by anything in between.
-      const created = await createPause(this.services, this.owner, checkCreate(question), undefined);
+      const created = await createPause(
+        this.services,
+        this.owner,
+        checkCreate(question, crossFieldRules(this.services)),
+        undefined,
+      );
       return created instanceof IdempotentReplay ? created.pause : created;
     });
   }

@@ -1,6 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { createPause, IdempotentReplay } from '../../actions/create-pause.js';
+import {
+  type CreatePauseServices,
+  createPause,
+  IdempotentReplay,
+  newPauseProblems,
+} from '../../actions/create-pause.js';
 import {
   MAX_BODY_LENGTH,
   MAX_EXPIRY_SECONDS,
@@ -11,6 +16,7 @@ import {
 import { MAX_REMIND_MAX, MAX_REVIEWERS, MIN_REMIND_EVERY_SECONDS } from '../../domain/votes.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
+import { type CrossFieldRules, throwInvalidBody } from '../../http/validation.js';
 import type { Owner } from '../../store/pauses.js';
 import { PauseObject } from './schemas.js';
 
@@ -124,6 +130,12 @@ export const CreatePause = Type.Object(
   },
 );
 
+/** The cross-field rules of a new pause, judged at the service's clock. */
+export const crossFieldRules =
+  (services: Pick<CreatePauseServices, 'clock'>): CrossFieldRules =>
+  (body) =>
+    newPauseProblems(body, services.clock.now());
+
 export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
   const services = app.services;
 
@@ -139,8 +151,12 @@ export const createPauseRoute: FastifyPluginAsyncTypebox = async (app) => {
         body: CreatePause,
         response: { 200: PauseObject, 201: PauseObject, ...errorResponses(400, 401, 402, 409, 429) },
       },
+      // A body the schema refuses is also checked against the rules that span
+      // fields, so that one 400 names every problem.
+      attachValidation: true,
     },
     async (request, reply) => {
+      if (request.validationError) throwInvalidBody(request.validationError, request.body, crossFieldRules(services));
       const holder = keyHolderOf(request);
       const owner: Owner = { developerId: holder.developerId, mode: holder.mode };
       const result = await createPause(services, owner, request.body, request.headers['idempotency-key']);

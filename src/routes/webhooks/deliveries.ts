@@ -46,7 +46,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Redeliver a failed delivery',
-        description: 'Sends a failed delivery again, with the same body and the same signature.',
+        description:
+          'Re-queues a failed delivery and answers it as re-queued: status `pending`, attempts 0, next_attempt_at now, completed_at null (the last status code and error kept). The workers are woken at once, so the delivery may already have been sent when the answer arrives; list the deliveries to follow it. 409 `delivery_not_failed` for a delivery that has not failed.',
         tags: ['webhooks'],
         params: Type.Object({
           webhook_id: Type.String({ maxLength: 64 }),

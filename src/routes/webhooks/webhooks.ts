@@ -9,7 +9,11 @@ import { presentWebhook, WebhookIdParams, WebhookObject } from './schemas.js';
 // failure gets its own code (invalid_webhook_url, invalid_events, invalid_secret).
 const RegisterWebhook = Type.Object(
   {
-    url: Type.String({ maxLength: 4096, description: 'https:// and public; private addresses are refused.' }),
+    url: Type.String({
+      maxLength: 4096,
+      description:
+        'https:// and public; private addresses are refused, except networks in WEBHOOK_ALLOWED_NETWORKS. localhost stands for 127.0.0.1 and ::1 (never looked up) and is admitted when the allowlist admits either.',
+    }),
     events: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 16 }),
     secret: Type.String({ maxLength: 1024, description: 'At least 16 characters; signs every delivery.' }),
   },
