@@ -183,6 +183,7 @@ export async function startService(options: {
       AUTH_RATE_LIMIT: '100000/60',
       API_RATE_LIMIT: '100000000/60',
       RESPOND_RATE_LIMIT: '100000000/60',
+      SEARCH_RATE_LIMIT: '100000000/60',
       ROLE: 'all',
       ...serviceStartEnv(),
       ...options.env,

@@ -4,6 +4,7 @@ import { countOwnedPending, listOwnedPauses, searchOwnedPauses } from '../action
 import { looksLikePauseId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
 import type { PauseStatus } from '../domain/pause.js';
+import { ApiError } from '../errors.js';
 import { documentOf, Layout, Time } from './layout.js';
 import { ModeSwitch, Pager, StatusFilter } from './lists.js';
 import { type SignedIn, signedInOf } from './session.js';
@@ -67,9 +68,11 @@ interface PausesProps {
   /** The query of the next page, when there is one. */
   next: ListQuery | undefined;
   pending: number;
+  /** Why the search was refused, in a sentence naming the rule. */
+  refused?: string | undefined;
 }
 
-function PausesPage({ signedIn, query, pauses, next, pending }: PausesProps) {
+function PausesPage({ signedIn, query, pauses, next, pending, refused }: PausesProps) {
   const paged = query.after !== undefined || query.cursor !== undefined;
   return (
     <Layout title="Pauses" signedIn={signedIn} section="pauses">
@@ -99,11 +102,17 @@ function PausesPage({ signedIn, query, pauses, next, pending }: PausesProps) {
           </div>
         </StatusFilter>
       </div>
-      {pauses.length === 0 ? (
+      {refused ? (
+        <div class="card empty" role="alert">
+          <p>{refused}</p>
+        </div>
+      ) : pauses.length === 0 ? (
         <div class="card empty">
           <p>
             {next
-              ? 'None of the newest pauses whose titles match has this status. Older pauses may: look further back.'
+              ? query.status
+                ? 'None of the newest pauses whose titles match has this status. Older pauses may: look further back.'
+                : 'None of the newest pauses looked at has every word in its title. Older pauses may: look further back.'
               : paged
                 ? 'No more pauses.'
                 : query.q
@@ -171,9 +180,14 @@ export function pausesPage(app: FastifyInstance): void {
       q: text || undefined,
     };
     const owner = { developerId: signedIn.developer.id, mode: query.mode };
-    const readPage = async (): Promise<{ pauses: PresentedPause[]; next: ListQuery | undefined }> => {
+    const readPage = async (): Promise<{
+      pauses: PresentedPause[];
+      next: ListQuery | undefined;
+      refused?: string | undefined;
+    }> => {
       if (query.q) {
         query.cursor = typeof raw.cursor === 'string' && raw.cursor.length <= 80 ? raw.cursor : undefined;
+        app.rateLimits.search.hit(`search:${signedIn.session.id}`);
         const page = await searchOwnedPauses(app.services, owner, { ...query, text: query.q, limit: PAGE_SIZE });
         return { pauses: page.data, next: page.next ? { ...query, cursor: page.next } : undefined };
       }
@@ -186,9 +200,26 @@ export function pausesPage(app: FastifyInstance): void {
       const last = page.data[page.data.length - 1];
       return { pauses: page.data, next: page.hasMore && last ? { ...query, after: last.id } : undefined };
     };
-    const [{ pauses, next }, pending] = await Promise.all([readPage(), countOwnedPending(app.services, owner)]);
+    // A refused search shows the page with the rule it broke, and the answer's status says so too.
+    const searched = readPage().catch((error: unknown) => {
+      if (!(error instanceof ApiError) || error.code === 'not_found') throw error;
+      reply.code(error.status).headers(error.headers ?? {});
+      return { pauses: [], next: undefined, refused: error.message };
+    });
+    const [{ pauses, next, refused }, pending] = await Promise.all([searched, countOwnedPending(app.services, owner)]);
     return reply
       .type('text/html; charset=utf-8')
-      .send(documentOf(<PausesPage signedIn={signedIn} query={query} pauses={pauses} next={next} pending={pending} />));
+      .send(
+        documentOf(
+          <PausesPage
+            signedIn={signedIn}
+            query={query}
+            pauses={pauses}
+            next={next}
+            pending={pending}
+            refused={refused}
+          />,
+        ),
+      );
   });
 }
