@@ -104,14 +104,18 @@ async function isStillThere(db: Kysely<Database>, progress: Progress): Promise<b
 export const INDEXED_PREFIX = 4;
 
 /**
- * With a status, or a word longer than INDEXED_PREFIX, SQLite looks at this
- * many of the newest index matches per page at most: the status is in the
- * pauses table and the whole word in its title, not in the text index, and a
- * common prefix with a rare status or word would otherwise read every match.
- * A page may then hold fewer than `limit` pauses, and its cursor goes on from
- * the last match looked at.
+ * With a status, SQLite looks at this many of the newest index matches per
+ * page at most: the status is in the pauses table, not in the text index, and
+ * a common word with a rare status would otherwise read every match. A page
+ * may then hold fewer than `limit` pauses, and its cursor goes on from the
+ * last match looked at.
  */
 export const MATCHES_PER_PAGE_WITH_STATUS = 1000;
+/**
+ * The same with a word longer than INDEXED_PREFIX, whose whole word is only
+ * in the title: fewer, as each title is read and its words checked here.
+ */
+export const MATCHES_PER_PAGE_WITH_LONG_WORDS = 250;
 
 async function searchSqlite(store: Store, owner: Owner, search: PauseSearch): Promise<SearchPage> {
   // Words are letters and digits only, so quoting them is all FTS5 needs.
@@ -119,20 +123,24 @@ async function searchSqlite(store: Store, owner: Owner, search: PauseSearch): Pr
   const title = prefixes.map((prefix) => `"${prefix}"*`).join(' AND ');
   const match = `owner : "${ownerWord(owner)}" AND title : (${title})`;
   const cut = search.words.some((word, i) => word !== prefixes[i]);
-  const checked = search.status !== undefined || cut;
+  const lookAt = cut
+    ? MATCHES_PER_PAGE_WITH_LONG_WORDS
+    : search.status
+      ? MATCHES_PER_PAGE_WITH_STATUS
+      : search.limit + 1;
   const before = search.cursor && /^[1-9][0-9]{0,17}$/.test(search.cursor) ? Number(search.cursor) : undefined;
-  const newestMatches = (limit: number) =>
-    sql<{ position: number; pause_id: string }>`
-      select rowid as position, pause_id from pause_title_words
-      where pause_title_words match ${match} ${before ? sql`and rowid < ${before}` : sql``}
-      order by rowid desc limit ${limit}`.execute(store.db);
-
-  const { rows: matches } = await newestMatches(checked ? MATCHES_PER_PAGE_WITH_STATUS : search.limit + 1);
+  const { rows: matches } = await sql<{ position: number; pause_id: string }>`
+    select rowid as position, pause_id from pause_title_words
+    where pause_title_words match ${match} ${before ? sql`and rowid < ${before}` : sql``}
+    order by rowid desc limit ${lookAt}`.execute(store.db);
   if (matches.length === 0) return { rows: [] };
-  // The owner word already picked the owner's titles; the owner is checked again here all the same.
+
+  // The matches that are the owner's (the owner word picked them; checked
+  // again all the same), of the status, with the whole words, newest first:
+  // only their ids and titles, as there may be a thousand.
   let query = store.db
     .selectFrom('pauses')
-    .selectAll()
+    .select(['id', 'title'])
     .where(
       'id',
       'in',
@@ -146,11 +154,17 @@ async function searchSqlite(store: Store, owner: Owner, search: PauseSearch): Pr
     .filter((row) => !cut || titleHasWords(row.title, search.words))
     .sort((a, b) => positions.get(b.id)! - positions.get(a.id)!);
 
-  const page = found.slice(0, search.limit);
-  if (found.length > search.limit) return { rows: page, next: String(positions.get(page[page.length - 1]!.id)) };
+  const onPage = found.slice(0, search.limit).map((row) => row.id);
+  const rows =
+    onPage.length === 0
+      ? []
+      : (await store.db.selectFrom('pauses').selectAll().where('id', 'in', onPage).execute()).sort(
+          (a, b) => positions.get(b.id)! - positions.get(a.id)!,
+        );
+  if (found.length > search.limit) return { rows, next: String(positions.get(onPage[onPage.length - 1]!)) };
   // Every match looked at is on this page; more may follow the last one.
-  const lookedAtAll = matches.length === MATCHES_PER_PAGE_WITH_STATUS;
-  return { rows: page, next: checked && lookedAtAll ? String(matches[matches.length - 1]!.position) : undefined };
+  const lookedAtAll = lookAt > search.limit + 1 && matches.length === lookAt;
+  return { rows, next: lookedAtAll ? String(matches[matches.length - 1]!.position) : undefined };
 }
 
 /**
