@@ -6,6 +6,7 @@
 // time beside them.
 //
 //   npx tsx bench/search-abuse.ts [--pauses=100000] [--searchers=2] [--seconds=30] [--postgres]
+//                                 [--concurrency=N] [--timeout-ms=N]   (SEARCH_CONCURRENCY, SEARCH_TIMEOUT_MS)
 //
 // SQLite (item 3): 100,000 pauses; half the searchers are an account with no
 // pauses of its own, half the filler itself. Targets: /health p99 < 100 ms,
@@ -65,7 +66,10 @@ interface Timed {
 
 async function main(): Promise<void> {
   const flags = parseFlags();
-  checkFlags(flags, ['pauses', 'searchers', 'seconds', 'postgres']);
+  checkFlags(flags, ['pauses', 'searchers', 'seconds', 'postgres', 'concurrency', 'timeout-ms']);
+  const env: Record<string, string> = {};
+  if (flags.has('concurrency')) env.SEARCH_CONCURRENCY = String(numberFlag(flags, 'concurrency', 2));
+  if (flags.has('timeout-ms')) env.SEARCH_TIMEOUT_MS = String(numberFlag(flags, 'timeout-ms', 1000));
   const postgres = flags.has('postgres');
   const count = numberFlag(flags, 'pauses', postgres ? 300_000 : 100_000);
   const searchers = numberFlag(flags, 'searchers', postgres ? 12 : 2);
@@ -76,8 +80,15 @@ async function main(): Promise<void> {
     service,
     account: filler,
   } = await setUpService(
-    `# bench:search-abuse — ${searchers} looping title searchers over ${int(count)} token-dense pauses`,
+    `# bench:search-abuse — ${searchers} looping title searchers over ${int(count)} token-dense pauses${
+      Object.keys(env).length
+        ? `; ${Object.entries(env)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(', ')}`
+        : ''
+    }`,
     postgres,
+    env,
   );
   const empty = await register(service.url);
   const store = openBenchStore(database);
