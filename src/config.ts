@@ -111,7 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
     respondRateLimit: parseRateLimit('RESPOND_RATE_LIMIT', read('RESPOND_RATE_LIMIT') ?? '300/60'),
     searchRateLimit: parseRateLimit('SEARCH_RATE_LIMIT', read('SEARCH_RATE_LIMIT') ?? '30/60'),
     searchConcurrency: parseInteger('SEARCH_CONCURRENCY', read('SEARCH_CONCURRENCY') ?? '2', 1, 1000),
-    searchTimeoutMs: parseInteger('SEARCH_TIMEOUT_MS', read('SEARCH_TIMEOUT_MS') ?? '1000', 1, 600_000),
+    searchTimeoutMs: parseInteger('SEARCH_TIMEOUT_MS', read('SEARCH_TIMEOUT_MS') ?? '500', 1, 600_000),
     headersTimeoutMs: parseInteger('HEADERS_TIMEOUT_MS', read('HEADERS_TIMEOUT_MS') ?? '10000', 100, 600_000),
     requestTimeoutMs: parseInteger('REQUEST_TIMEOUT_MS', read('REQUEST_TIMEOUT_MS') ?? '30000', 100, 600_000),
   };
