@@ -23,10 +23,11 @@ import { sql } from 'kysely';
 import { Agent, request } from 'undici';
 import type { PausesTable } from '../src/store/schema.js';
 import type { Store } from '../src/store/store.js';
+import { signIn } from './lib/console.js';
 import { checkFlags, numberFlag, parseFlags, runBenchmark } from './lib/harness.js';
 import { openBenchStore, pauseIds, pendingPauseRow, titlesIndexed } from './lib/pauses.js';
 import { int, ms, table, verdict } from './lib/report.js';
-import { type Account, register, setUpService } from './lib/service.js';
+import { register, setUpService } from './lib/service.js';
 import { percentile } from './lib/stats.js';
 
 const TARGET_P99_MS = 50;
@@ -204,16 +205,3 @@ async function main(): Promise<void> {
 }
 
 const pick = <T>(values: readonly T[]): T => values[randomInt(values.length)]!;
-
-/** Signs in through the console's form; returns the session cookie. */
-async function signIn(baseUrl: string, owner: Account): Promise<string> {
-  const reply = await request(`${baseUrl}/console/sign-in`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email: owner.email, password: owner.password }).toString(),
-  });
-  await reply.body.dump();
-  const cookie = String(reply.headers['set-cookie'] ?? '').split(';')[0];
-  if (reply.statusCode !== 303 || !cookie) throw new Error(`console sign-in answered ${reply.statusCode}`);
-  return cookie;
-}

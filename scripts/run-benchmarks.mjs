@@ -14,6 +14,7 @@ const benchmarks = [
   ['lag', 'bench/timeout-lag.ts'],
   ['webhooks', 'bench/webhook-delivery.ts'],
   ['console', 'bench/console-pages.ts'],
+  ['search-abuse', 'bench/search-abuse.ts'],
 ];
 const extraArgs = process.argv.slice(2);
 

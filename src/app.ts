@@ -37,7 +37,13 @@ import { responsePage } from './web/routes.js';
 declare module 'fastify' {
   interface FastifyInstance {
     services: ServiceContext;
-    rateLimits: { auth: RateLimiter; login: LoginBackoff; api: RateLimiter; respond: RateLimiter };
+    rateLimits: {
+      auth: RateLimiter;
+      login: LoginBackoff;
+      api: RateLimiter;
+      respond: RateLimiter;
+      search: RateLimiter;
+    };
   }
 }
 
@@ -78,6 +84,11 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
     login: new LoginBackoff(config.authRateLimit, now),
     api: new RateLimiter(config.apiRateLimit, now),
     respond: new RateLimiter(config.respondRateLimit, now),
+    search: new RateLimiter(
+      config.searchRateLimit,
+      now,
+      `Too many searches: at most ${config.searchRateLimit.max} every ${config.searchRateLimit.windowMs / 1000} s per console session`,
+    ),
   });
   installValidation(app);
   installErrorHandling(app);

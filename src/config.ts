@@ -45,6 +45,12 @@ export interface Config {
   respondRateLimit: RateLimit;
   /** Concurrent waits (long-polls of a pause, MCP tool waits) one API key may hold on one instance. */
   maxWaitsPerKey: number;
+  /** The console's title searches, per console session. */
+  searchRateLimit: RateLimit;
+  /** How many title searches one instance runs at once; more are refused. */
+  searchConcurrency: number;
+  /** How long one title search may run on PostgreSQL (its statement_timeout). */
+  searchTimeoutMs: number;
   /** How long a client may take to send its request headers, then its whole request. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -125,6 +131,9 @@ export function loadConfig(env: Env = process.env): Config {
     apiRateLimit: parseRateLimit('API_RATE_LIMIT', read('API_RATE_LIMIT') ?? '6000/60'),
     respondRateLimit: parseRateLimit('RESPOND_RATE_LIMIT', read('RESPOND_RATE_LIMIT') ?? '300/60'),
     maxWaitsPerKey: parseInteger('MAX_WAITS_PER_KEY', read('MAX_WAITS_PER_KEY') ?? '100', 0, 1_000_000),
+    searchRateLimit: parseRateLimit('SEARCH_RATE_LIMIT', read('SEARCH_RATE_LIMIT') ?? '30/60'),
+    searchConcurrency: parseInteger('SEARCH_CONCURRENCY', read('SEARCH_CONCURRENCY') ?? '2', 1, 1000),
+    searchTimeoutMs: parseInteger('SEARCH_TIMEOUT_MS', read('SEARCH_TIMEOUT_MS') ?? '500', 1, 600_000),
     headersTimeoutMs: parseInteger('HEADERS_TIMEOUT_MS', read('HEADERS_TIMEOUT_MS') ?? '10000', 100, 600_000),
     requestTimeoutMs: parseInteger('REQUEST_TIMEOUT_MS', read('REQUEST_TIMEOUT_MS') ?? '30000', 100, 600_000),
   };

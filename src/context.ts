@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Clock } from './domain/clock.js';
+import type { Slots } from './domain/slots.js';
 import type { Logger } from './logger.js';
 import type { Mailer } from './messages/mailer.js';
 import type { Metrics } from './metrics.js';
@@ -24,6 +25,8 @@ export interface ServiceContext {
   /** The one SSRF-safe client for every outbound request. */
   outbound: SafeClient;
   metrics: Metrics;
+  /** The title searches this instance runs at once (SEARCH_CONCURRENCY). */
+  searchSlots: Slots;
   /** PUBLIC_BASE_URL, or the address the API listens on once it does. */
   publicBaseUrl: string;
 }

@@ -27,6 +27,7 @@ export const errorStatus = {
   headers_too_large: 431,
   internal_error: 500,
   not_configured: 503,
+  search_timeout: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

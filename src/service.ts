@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import type { ServiceContext } from './context.js';
 import { type Clock, systemClock } from './domain/clock.js';
+import { Slots } from './domain/slots.js';
 import type { Logger } from './logger.js';
 import { createMailer } from './messages/mailer.js';
 import { Metrics } from './metrics.js';
@@ -65,6 +66,7 @@ export async function startService(
         ca: options.outboundCa,
       }),
       mailer: createMailer(config),
+      searchSlots: new Slots(config.searchConcurrency),
       publicBaseUrl: config.publicBaseUrl ?? `http://${hostForUrl(config.host)}:${config.port}`,
     };
     const app = await buildApp(services);

@@ -72,11 +72,12 @@ export function pendingPauseRow(input: PendingPauseInput, id: string, createdAt:
 /**
  * Inserts `count` pending pauses owned by the developer in transactions of
  * `batch` rows, as the create route would have stored them for
- * {title, expires_at}. Returns how long it took, and with `keepIds` the ids.
+ * {title, expires_at} (the n-th with `titleOf(n)` when given). Returns how
+ * long it took, and with `keepIds` the ids.
  */
 export async function insertPausesDirectly(
   store: Store,
-  input: PendingPauseInput & { count: number; keepIds?: boolean },
+  input: PendingPauseInput & { count: number; keepIds?: boolean; titleOf?: (n: number) => string },
   batch = 500,
 ): Promise<{ seconds: number; ids: string[] }> {
   const started = performance.now();
@@ -87,7 +88,9 @@ export async function insertPausesDirectly(
     const createdAt = now.toISOString();
     const ids = pauseIds(size, now.getTime());
     if (input.keepIds) kept.push(...ids);
-    const rows = ids.map((id) => pendingPauseRow(input, id, createdAt));
+    const rows = ids.map((id, i) =>
+      pendingPauseRow({ ...input, title: input.titleOf?.(done + i) ?? input.title }, id, createdAt),
+    );
     await store.db.transaction().execute((trx) => trx.insertInto('pauses').values(rows).execute());
   }
   return { seconds: (performance.now() - started) / 1000, ids: kept };

@@ -183,6 +183,7 @@ export async function startService(options: {
       AUTH_RATE_LIMIT: '100000/60',
       API_RATE_LIMIT: '100000000/60',
       RESPOND_RATE_LIMIT: '100000000/60',
+      SEARCH_RATE_LIMIT: '100000000/60',
       ROLE: 'all',
       ...serviceStartEnv(),
       ...options.env,
@@ -236,13 +237,13 @@ export async function createPause(baseUrl: string, key: string, body: object): P
  * build, a fresh database, the service running over it and one registered
  * account, each printed.
  */
-export async function setUpService(heading: string, postgres: boolean) {
+export async function setUpService(heading: string, postgres: boolean, env: Record<string, string> = {}) {
   console.log(heading);
   console.log(await machineSummary());
   buildService();
   console.log(`service built from ${builtFrom()}`);
   const database = await freshDatabase(postgres);
-  const service = await startService({ database });
+  const service = await startService({ database, env });
   const account = await register(service.url);
   console.log(`service pid ${service.pid} on ${service.url} over ${database.description}`);
   return { database, service, account };

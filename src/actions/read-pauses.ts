@@ -1,8 +1,8 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { currentOutcome, type PauseStatus } from '../domain/pause.js';
-import { searchWords } from '../domain/search.js';
-import { notFound } from '../errors.js';
+import { searchRuleBroken, searchWords } from '../domain/search.js';
+import { ApiError, notFound } from '../errors.js';
 import { searchPauses } from '../store/pause-search.js';
 import { countPendingPauses, getOwnedPause, listPauses, type Owner } from '../store/pauses.js';
 import { longPoll } from './long-poll.js';
@@ -91,21 +91,42 @@ export interface PauseSearchRequest {
 /**
  * A page of the owner's pauses whose titles have the words searched for,
  * newest first, through the text index. Text without a word finds nothing.
+ * Words that break a search rule (domain/search.ts) are refused with a 400,
+ * a search while SEARCH_CONCURRENCY others run on this instance with a 429,
+ * and one that runs out of SEARCH_TIMEOUT_MS (PostgreSQL) with a 503, each
+ * naming the rule.
  */
 export async function searchOwnedPauses(
-  services: ReadServices,
+  services: ReadServices & Pick<ServiceContext, 'config' | 'searchSlots'>,
   owner: Owner,
   request: PauseSearchRequest,
 ): Promise<{ data: PresentedPause[]; next?: string | undefined }> {
   const words = searchWords(request.text);
   if (words.length === 0) return { data: [] };
-  const { rows, next } = await searchPauses(services.store, owner, {
-    words,
-    status: request.status,
-    limit: request.limit,
-    cursor: request.cursor,
-  });
-  return { data: await presentStoredPauses(services, rows), next };
+  const broken = searchRuleBroken(words);
+  if (broken) throw new ApiError('invalid_request', broken.message, { rule: broken.rule });
+  const slots = services.searchSlots;
+  if (!slots.take()) {
+    throw new ApiError(
+      'rate_limited',
+      `Too many searches at once: this server runs at most ${slots.size} at a time; try again in a moment.`,
+      { rule: 'concurrent_searches' },
+      { 'retry-after': '1' },
+    );
+  }
+  let page: Awaited<ReturnType<typeof searchPauses>>;
+  try {
+    page = await searchPauses(services.store, owner, {
+      words,
+      status: request.status,
+      limit: request.limit,
+      cursor: request.cursor,
+      timeoutMs: services.config.searchTimeoutMs,
+    });
+  } finally {
+    slots.release();
+  }
+  return { data: await presentStoredPauses(services, page.rows), next: page.next };
 }
 
 /** How many of the owner's pauses wait for an answer (as the list's pending filter counts them). */

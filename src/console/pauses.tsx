@@ -5,6 +5,7 @@ import { countOwnedPending, listOwnedPauses, searchOwnedPauses } from '../action
 import { looksLikePauseId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
 import type { PauseStatus } from '../domain/pause.js';
+import { ApiError } from '../errors.js';
 import { documentOf, Layout, Time } from './layout.js';
 import { ModeSwitch, Pager, StatusFilter } from './lists.js';
 import { type SignedIn, signedInOf } from './session.js';
@@ -82,9 +83,11 @@ interface PausesProps {
   pending: number;
   /** The pending pauses of the other mode, told on an empty first page. */
   pendingElsewhere: number;
+  /** Why the search was refused, in a sentence naming the rule. */
+  refused?: string | undefined;
 }
 
-function PausesPage({ signedIn, query, pauses, next, pending, pendingElsewhere }: PausesProps) {
+function PausesPage({ signedIn, query, pauses, next, pending, pendingElsewhere, refused }: PausesProps) {
   const other: Mode = query.mode === 'live' ? 'test' : 'live';
   const paged = query.after !== undefined || query.cursor !== undefined;
   return (
@@ -115,11 +118,17 @@ function PausesPage({ signedIn, query, pauses, next, pending, pendingElsewhere }
           </div>
         </StatusFilter>
       </div>
-      {pauses.length === 0 ? (
+      {refused ? (
+        <div class="card empty" role="alert">
+          <p>{refused}</p>
+        </div>
+      ) : pauses.length === 0 ? (
         <div class="card empty">
           <p>
             {next
-              ? 'None of the newest pauses whose titles match has this status. Older pauses may: look further back.'
+              ? query.status
+                ? 'None of the newest pauses whose titles match has this status. Older pauses may: look further back.'
+                : 'None of the newest pauses looked at has every word in its title. Older pauses may: look further back.'
               : paged
                 ? 'No more pauses.'
                 : query.q
@@ -199,9 +208,14 @@ export function pausesPage(app: FastifyInstance): void {
       q: text || undefined,
     };
     const owner = { developerId: signedIn.developer.id, mode: query.mode };
-    const readPage = async (): Promise<{ pauses: PresentedPause[]; next: ListQuery | undefined }> => {
+    const readPage = async (): Promise<{
+      pauses: PresentedPause[];
+      next: ListQuery | undefined;
+      refused?: string | undefined;
+    }> => {
       if (query.q) {
         query.cursor = typeof raw.cursor === 'string' && raw.cursor.length <= 80 ? raw.cursor : undefined;
+        app.rateLimits.search.hit(`search:${signedIn.session.id}`);
         const page = await searchOwnedPauses(app.services, owner, { ...query, text: query.q, limit: PAGE_SIZE });
         return { pauses: page.data, next: page.next ? { ...query, cursor: page.next } : undefined };
       }
@@ -214,9 +228,15 @@ export function pausesPage(app: FastifyInstance): void {
       const last = page.data[page.data.length - 1];
       return { pauses: page.data, next: page.hasMore && last ? { ...query, after: last.id } : undefined };
     };
-    const [{ pauses, next }, pending] = await Promise.all([readPage(), countOwnedPending(app.services, owner)]);
+    // A refused search shows the page with the rule it broke, and the answer's status says so too.
+    const searched = readPage().catch((error: unknown) => {
+      if (!(error instanceof ApiError) || error.code === 'not_found') throw error;
+      reply.code(error.status).headers(error.headers ?? {});
+      return { pauses: [], next: undefined, refused: error.message };
+    });
+    const [{ pauses, next, refused }, pending] = await Promise.all([searched, countOwnedPending(app.services, owner)]);
     const pendingElsewhere =
-      pauses.length === 0
+      pauses.length === 0 && refused === undefined
         ? await countOwnedPending(app.services, { ...owner, mode: query.mode === 'live' ? 'test' : 'live' })
         : 0;
     return reply
@@ -230,6 +250,7 @@ export function pausesPage(app: FastifyInstance): void {
             next={next}
             pending={pending}
             pendingElsewhere={pendingElsewhere}
+            refused={refused}
           />,
         ),
       );

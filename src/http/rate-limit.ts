@@ -11,6 +11,8 @@ export class RateLimiter {
   constructor(
     private readonly limit: RateLimit,
     private readonly now: () => number = Date.now,
+    /** What is refused, when it is more than "Too many attempts". */
+    private readonly tooMany = 'Too many attempts',
   ) {}
 
   /** Counts one hit on each key; throws 429 when any of them is over its limit. */
@@ -34,7 +36,7 @@ export class RateLimiter {
     }
     if (retryAfterMs > 0) {
       const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-      throw new ApiError('rate_limited', `Too many attempts; try again in ${seconds} s.`, undefined, {
+      throw new ApiError('rate_limited', `${this.tooMany}; try again in ${seconds} s.`, undefined, {
         'retry-after': String(seconds),
       });
     }

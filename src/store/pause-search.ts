@@ -1,6 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import { looksLikePauseId } from '../domain/ids.js';
 import type { PauseStatus } from '../domain/pause.js';
+import { titleHasWords } from '../domain/search.js';
+import { ApiError } from '../errors.js';
 import type { Owner } from './pauses.js';
 import type { Database, PausesTable } from './schema.js';
 import type { Store } from './store.js';
@@ -19,6 +21,8 @@ export interface PauseSearch {
   limit: number;
   /** The `next` of the previous page. */
   cursor?: string | undefined;
+  /** PostgreSQL: how long the search's statements may run in all (statement_timeout). */
+  timeoutMs: number;
 }
 
 export interface SearchPage {
@@ -56,7 +60,7 @@ export async function indexNewTitles(store: Store, batch: number): Promise<numbe
     const current = await progress(trx);
     let after = current.last_rowid;
     if (!(await isStillThere(trx, current))) {
-      await sql`insert into pause_titles (pause_titles) values ('delete-all')`.execute(trx);
+      await sql`insert into pause_title_words (pause_title_words) values ('delete-all')`.execute(trx);
       after = 0;
     }
     const { rows } = await sql<TitleRow>`
@@ -67,7 +71,7 @@ export async function indexNewTitles(store: Store, batch: number): Promise<numbe
     const values = rows.map(
       (row) => sql`(${ownerWord({ developerId: row.developer_id, mode: row.mode })}, ${row.title}, ${row.id})`,
     );
-    await sql`insert into pause_titles (owner, title, pause_id) values ${sql.join(values)}`.execute(trx);
+    await sql`insert into pause_title_words (owner, title, pause_id) values ${sql.join(values)}`.execute(trx);
     await sql`update pause_titles_progress set last_rowid = ${last.rowid}, last_id = ${last.id}`.execute(trx);
     return rows.length;
   });
@@ -88,31 +92,55 @@ async function isStillThere(db: Kysely<Database>, progress: Progress): Promise<b
 }
 
 /**
- * With a status as well, SQLite looks at this many of the newest title
- * matches per page at most: the status is in the pauses table, not in the
- * text index, and a common word with a rare status would otherwise read
- * every match. A page may then hold fewer than `limit` pauses, and its
- * cursor goes on from the last match looked at.
+ * The longest prefix SQLite's text index keeps an index of its own for
+ * (migration 0014: prefix='2 3 4'). A word of 2 to 4 characters is then one
+ * list of rows to read, which FTS5 steps through alongside the owner word's,
+ * skipping to the owner's rows; a longer prefix would make FTS5 first merge
+ * the rows of every word in the whole index that starts with it (half a
+ * second with titles made for it). So the index is asked for a longer word's
+ * first INDEXED_PREFIX characters, and the titles of the matches are checked
+ * for the whole word here.
+ */
+export const INDEXED_PREFIX = 4;
+
+/**
+ * With a status, SQLite looks at this many of the newest index matches per
+ * page at most: the status is in the pauses table, not in the text index, and
+ * a common word with a rare status would otherwise read every match. A page
+ * may then hold fewer than `limit` pauses, and its cursor goes on from the
+ * last match looked at.
  */
 export const MATCHES_PER_PAGE_WITH_STATUS = 1000;
+/**
+ * The same with a word longer than INDEXED_PREFIX, whose whole word is only
+ * in the title: fewer, as each title is read and its words checked here.
+ */
+export const MATCHES_PER_PAGE_WITH_LONG_WORDS = 250;
 
 async function searchSqlite(store: Store, owner: Owner, search: PauseSearch): Promise<SearchPage> {
   // Words are letters and digits only, so quoting them is all FTS5 needs.
-  const title = search.words.map((word) => `"${word}"*`).join(' AND ');
+  const prefixes = search.words.map((word) => [...word].slice(0, INDEXED_PREFIX).join(''));
+  const title = prefixes.map((prefix) => `"${prefix}"*`).join(' AND ');
   const match = `owner : "${ownerWord(owner)}" AND title : (${title})`;
+  const cut = search.words.some((word, i) => word !== prefixes[i]);
+  const lookAt = cut
+    ? MATCHES_PER_PAGE_WITH_LONG_WORDS
+    : search.status
+      ? MATCHES_PER_PAGE_WITH_STATUS
+      : search.limit + 1;
   const before = search.cursor && /^[1-9][0-9]{0,17}$/.test(search.cursor) ? Number(search.cursor) : undefined;
-  const newestMatches = (limit: number) =>
-    sql<{ position: number; pause_id: string }>`
-      select rowid as position, pause_id from pause_titles
-      where pause_titles match ${match} ${before ? sql`and rowid < ${before}` : sql``}
-      order by rowid desc limit ${limit}`.execute(store.db);
-
-  const { rows: matches } = await newestMatches(search.status ? MATCHES_PER_PAGE_WITH_STATUS : search.limit + 1);
+  const { rows: matches } = await sql<{ position: number; pause_id: string }>`
+    select rowid as position, pause_id from pause_title_words
+    where pause_title_words match ${match} ${before ? sql`and rowid < ${before}` : sql``}
+    order by rowid desc limit ${lookAt}`.execute(store.db);
   if (matches.length === 0) return { rows: [] };
-  // The owner word already picked the owner's titles; the owner is checked again here all the same.
+
+  // The matches that are the owner's (the owner word picked them; checked
+  // again all the same), of the status, with the whole words, newest first:
+  // only their ids and titles, as there may be a thousand.
   let query = store.db
     .selectFrom('pauses')
-    .selectAll()
+    .select(['id', 'title'])
     .where(
       'id',
       'in',
@@ -122,13 +150,21 @@ async function searchSqlite(store: Store, owner: Owner, search: PauseSearch): Pr
     .where('mode', '=', owner.mode);
   if (search.status) query = query.where('status', '=', search.status);
   const positions = new Map(matches.map((m) => [m.pause_id, m.position]));
-  const found = (await query.execute()).sort((a, b) => positions.get(b.id)! - positions.get(a.id)!);
+  const found = (await query.execute())
+    .filter((row) => !cut || titleHasWords(row.title, search.words))
+    .sort((a, b) => positions.get(b.id)! - positions.get(a.id)!);
 
-  const page = found.slice(0, search.limit);
-  if (found.length > search.limit) return { rows: page, next: String(positions.get(page[page.length - 1]!.id)) };
+  const onPage = found.slice(0, search.limit).map((row) => row.id);
+  const rows =
+    onPage.length === 0
+      ? []
+      : (await store.db.selectFrom('pauses').selectAll().where('id', 'in', onPage).execute()).sort(
+          (a, b) => positions.get(b.id)! - positions.get(a.id)!,
+        );
+  if (found.length > search.limit) return { rows, next: String(positions.get(onPage[onPage.length - 1]!)) };
   // Every match looked at is on this page; more may follow the last one.
-  const lookedAtAll = matches.length === MATCHES_PER_PAGE_WITH_STATUS;
-  return { rows: page, next: search.status && lookedAtAll ? String(matches[matches.length - 1]!.position) : undefined };
+  const lookedAtAll = lookAt > search.limit + 1 && matches.length === lookAt;
+  return { rows, next: lookedAtAll ? String(matches[matches.length - 1]!.position) : undefined };
 }
 
 /**
@@ -151,14 +187,43 @@ async function searchPostgres(store: Store, owner: Owner, search: PauseSearch): 
   const matches = sql`to_tsvector('simple', title) @@ to_tsquery('simple', ${query})`;
   const take = search.limit + 1;
 
-  let { rows } = await sql<PausesTable>`
-    select * from (select * from pauses where ${ofOwner} order by id desc limit ${RECENT_ROWS}) as recent
-    where ${matches} order by id desc limit ${take}`.execute(store.db);
-  if (rows.length < take) {
-    ({ rows } = await sql<PausesTable>`
+  const rows = await withinTimeout(store, search.timeoutMs, async (trx) => {
+    const { rows: recent } = await sql<PausesTable>`
+      select * from (select * from pauses where ${ofOwner} order by id desc limit ${RECENT_ROWS}) as recent
+      where ${matches} order by id desc limit ${take}`.execute(trx);
+    if (recent.length === take) return recent;
+    const { rows: all } = await sql<PausesTable>`
       with found as materialized (select id from pauses where ${ofOwner} and ${matches})
-      select pauses.* from pauses join found using (id) order by pauses.id desc limit ${take}`.execute(store.db));
-  }
+      select pauses.* from pauses join found using (id) order by pauses.id desc limit ${take}`.execute(trx);
+    return all;
+  });
   const page = rows.slice(0, search.limit);
   return { rows: page, next: rows.length > search.limit ? page[page.length - 1]?.id : undefined };
+}
+
+/**
+ * Runs a PostgreSQL search in a transaction of its own whose statements may
+ * take `timeoutMs` each (SET LOCAL statement_timeout, so the pooled connection
+ * goes back as it was); one that takes longer is cancelled by PostgreSQL and
+ * answered with a 503 that says so, its connection free again at once.
+ */
+async function withinTimeout<T>(
+  store: Store,
+  timeoutMs: number,
+  run: (trx: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  try {
+    return await store.db.transaction().execute(async (trx) => {
+      await sql`select set_config('statement_timeout', ${String(timeoutMs)}, true)`.execute(trx);
+      return run(trx);
+    });
+  } catch (error) {
+    // 57014: query_canceled, which is what statement_timeout raises.
+    if ((error as { code?: unknown }).code !== '57014') throw error;
+    throw new ApiError(
+      'search_timeout',
+      `The search took longer than the ${timeoutMs} ms a search may run; try longer or more words.`,
+      { rule: 'search_timeout' },
+    );
+  }
 }

@@ -162,7 +162,8 @@ it('pages a search with a status through at most 1,000 matches at a time on SQLi
   await carolClient.signIn(carol.email, carol.password);
   await searchable(carolClient, 'release', ids[ids.length - 1]!);
 
-  const first = await carolClient.get('/console/pauses?mode=test&q=release&status=cancelled');
+  // A word of at most four letters, which SQLite's index answers whole (a longer one looks at fewer matches a page).
+  const first = await carolClient.get('/console/pauses?mode=test&q=rele&status=cancelled');
   if (service.store.dialect === 'postgres') {
     expect(idsIn(first.text)).toEqual([ids[5]]);
     expect(nextLink(first.text)).toBeUndefined();

@@ -38,6 +38,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     AUTH_RATE_LIMIT: '1000/60',
     API_RATE_LIMIT: '100000/60',
     RESPOND_RATE_LIMIT: '100000/60',
+    SEARCH_RATE_LIMIT: '100000000/60',
     ...options.env,
   });
   const logs: string[] = [];

@@ -12,6 +12,7 @@ import * as eventIndexes from './0010_event_indexes.js';
 import * as inbox from './0011_inbox.js';
 import * as pauseSearch from './0012_pause_search.js';
 import * as deliveryEvents from './0013_delivery_events.js';
+import * as searchPrefixes from './0014_search_prefixes.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_inbox': inbox,
   '0012_pause_search': pauseSearch,
   '0013_delivery_events': deliveryEvents,
+  '0014_search_prefixes': searchPrefixes,
 };

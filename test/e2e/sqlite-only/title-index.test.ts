@@ -43,7 +43,9 @@ it('indexes new titles within a moment, and starts over when the rowid it stoppe
     expect(rows[0]?.last_id).not.toBe('pause_not_this_one');
   });
   expect((await found('lighthouse')).sort()).toEqual([...made].sort());
-  const { rows } = await sql<{ count: number }>`select count(*) as count from pause_titles`.execute(service.store.db);
+  const { rows } = await sql<{ count: number }>`select count(*) as count from pause_title_words`.execute(
+    service.store.db,
+  );
   const { rows: pauses } = await sql<{ count: number }>`select count(*) as count from pauses`.execute(service.store.db);
   expect(rows[0]?.count).toBe(pauses[0]?.count);
 
