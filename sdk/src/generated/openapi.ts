@@ -1097,7 +1097,7 @@ export interface paths {
         };
         /**
          * Read a pause
-         * @description Reads a pause. With `?wait=N`, waits up to N seconds for it to leave pending, and answers as soon as it does.
+         * @description With `?wait=N` the answer comes as soon as the pause leaves `pending`, or after N seconds with the pause still pending; a wait may end early (the service shutting down), so poll again while it is pending. One API key holds at most MAX_WAITS_PER_KEY (default 100) waits at once per instance, counting the MCP tools' waits: a wait over that answers at once with the pause as it stands.
          */
         get: {
             parameters: {
@@ -2068,7 +2068,7 @@ export interface paths {
                      *     }
                      */
                     "application/json": {
-                        /** @description https:// and public; private addresses are refused. */
+                        /** @description https:// and public; private addresses are refused, except networks in WEBHOOK_ALLOWED_NETWORKS. localhost stands for 127.0.0.1 and ::1 (never looked up) and is admitted when the allowlist admits either. */
                         url: string;
                         events: string[];
                         /** @description At least 16 characters; signs every delivery. */
@@ -2364,7 +2364,7 @@ export interface paths {
         put?: never;
         /**
          * Redeliver a failed delivery
-         * @description Sends a failed delivery again, with the same body and the same signature.
+         * @description Re-queues a failed delivery and answers it as re-queued: status `pending`, attempts 0, next_attempt_at now, completed_at null (the last status code and error kept). The workers are woken at once, so the delivery may already have been sent when the answer arrives; list the deliveries to follow it. 409 `delivery_not_failed` for a delivery that has not failed.
          */
         post: {
             parameters: {
@@ -2756,7 +2756,7 @@ export interface paths {
         put?: never;
         /**
          * Call the MCP tools
-         * @description The MCP tools (`ask_human`, `wait_for_human`, `cancel_question`, `list_pending_questions`) over MCP Streamable HTTP, stateless: POST one JSON-RPC message or a batch, with `Accept: application/json, text/event-stream` and an API key (test or live; a login session is refused). The answer is a `text/event-stream` carrying the JSON-RPC response (202 with no body for notifications alone). A tool call waits at most 55 seconds, then answers `pending` with the pause to wait on again. GET and DELETE are `405`: there are no sessions.
+         * @description The MCP tools (`ask_human`, `wait_for_human`, `cancel_question`, `list_pending_questions`) over MCP Streamable HTTP, stateless: POST one JSON-RPC message or a batch, with `Accept: application/json, text/event-stream` and an API key (test or live; a login session is refused). The answer is a `text/event-stream` carrying the JSON-RPC response (202 with no body for notifications alone). A tool call waits at most 55 seconds, then answers `pending` with the pause to wait on again. Each message of a batch counts against the key's rate limit, and the waits count against MAX_WAITS_PER_KEY like long-polls. GET and DELETE are `405`: there are no sessions.
          */
         post: {
             parameters: {
