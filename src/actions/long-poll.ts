@@ -35,3 +35,25 @@ export async function longPoll<T>(poll: LongPoll<T>): Promise<T> {
     if (poll.signal?.aborted) return value;
   }
 }
+
+/** Who holds a wait, and how many one holder may hold at once. */
+export interface WaitCap {
+  slots: { takeWaitSlot(holder: string, max: number): (() => void) | undefined };
+  /** The holder (an API key's hash); none, no cap. */
+  holder?: string | undefined;
+  max: number;
+}
+
+/**
+ * A long-poll that holds one of the holder's `max` wait slots while it waits.
+ * Over the cap it reads once and answers at once, as a wait that ended early.
+ */
+export async function longPollWithinCap<T>(cap: WaitCap, poll: LongPoll<T>): Promise<T> {
+  const wants = poll.waitSeconds > 0 && cap.holder !== undefined;
+  const release = wants ? cap.slots.takeWaitSlot(cap.holder as string, cap.max) : undefined;
+  try {
+    return await longPoll({ ...poll, waitSeconds: wants && !release ? 0 : poll.waitSeconds });
+  } finally {
+    release?.();
+  }
+}

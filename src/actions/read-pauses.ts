@@ -5,7 +5,7 @@ import { searchRuleBroken, searchWords } from '../domain/search.js';
 import { ApiError, notFound } from '../errors.js';
 import { searchPauses } from '../store/pause-search.js';
 import { countPendingPauses, getOwnedPause, listPauses, type Owner } from '../store/pauses.js';
-import { longPoll } from './long-poll.js';
+import { longPollWithinCap } from './long-poll.js';
 import { type PresentedPause, presentStoredPauses } from './present-pause.js';
 
 // Reading a developer's pauses, for the API (GET /v1/pause…) and the MCP
@@ -29,15 +29,10 @@ export async function readOwnedPause(
   options: { waitSeconds?: number; signal?: AbortSignal | undefined; waiter?: string } = {},
 ): Promise<PresentedPause> {
   const { store, signals } = services;
-  const requested = options.waitSeconds ?? 0;
-  const release =
-    requested > 0 && options.waiter !== undefined
-      ? signals.takeWaitSlot(options.waiter, services.config.maxWaitsPerKey)
-      : undefined;
-  const waitSeconds = release || options.waiter === undefined ? requested : 0;
-  try {
-    const row = await longPoll({
-      waitSeconds,
+  const row = await longPollWithinCap(
+    { slots: signals, holder: options.waiter, max: services.config.maxWaitsPerKey },
+    {
+      waitSeconds: options.waitSeconds ?? 0,
       read: async () => {
         const pause = await getOwnedPause(store, owner, pauseId);
         if (!pause) throw notFound('Pause');
@@ -48,12 +43,10 @@ export async function readOwnedPause(
       wake: (row, ms, signal) => signals.waitForPause(row.id, ms, signal),
       isClosed: () => signals.isClosed,
       signal: options.signal,
-    });
-    const [presented] = await presentStoredPauses(services, [row]);
-    return presented as PresentedPause;
-  } finally {
-    release?.();
-  }
+    },
+  );
+  const [presented] = await presentStoredPauses(services, [row]);
+  return presented as PresentedPause;
 }
 
 export interface PauseListRequest {

@@ -102,6 +102,27 @@ describe('the cap on concurrent waits per key', () => {
     await eventually(() => expect(waitsHeld(service)).toBe(0), 15_000);
     await client.close();
   });
+
+  it('counts the events long-poll too, and gives its slot back when the client goes away', async () => {
+    const since = new Date().toISOString();
+    const path = `/v1/events?wait=30&since=${encodeURIComponent(since)}`;
+    const held = [0, 1, 2].map(() => {
+      const gone = new AbortController();
+      const reply = call(service.url, 'GET', path, { token: dev.test, signal: gone.signal }).catch(() => undefined);
+      return { gone, reply };
+    });
+    await eventually(() => expect(waitsHeld(service)).toBe(3), 15_000);
+    // Over the cap: answered at once, with no events.
+    const startedAt = Date.now();
+    const over = await call(service.url, 'GET', path, { token: dev.test });
+    expect(over.status, over.text).toBe(200);
+    expect(over.body.data).toEqual([]);
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    // Clients that hang up free their slots long before their 30 s are up.
+    for (const wait of held) wait.gone.abort();
+    await Promise.all(held.map((wait) => wait.reply));
+    await eventually(() => expect(waitsHeld(service)).toBe(0), 15_000);
+  });
 });
 
 describe('MCP batches and the per-key rate limit', () => {

@@ -12,6 +12,8 @@ export interface RequestOptions {
   body?: unknown;
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /** Aborting it hangs up, as a client that goes away. */
+  signal?: AbortSignal;
 }
 
 export async function call<T = any>(
@@ -27,7 +29,12 @@ export async function call<T = any>(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, body: body as BodyInit | undefined });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    body: body as BodyInit | undefined,
+    signal: options.signal,
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {

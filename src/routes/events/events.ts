@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { longPoll, MAX_WAIT_SECONDS, RECHECK_MS } from '../../actions/long-poll.js';
+import { longPollWithinCap, MAX_WAIT_SECONDS, RECHECK_MS } from '../../actions/long-poll.js';
 import { ApiError } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
@@ -38,7 +38,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'List events',
         description:
-          'The events of this account and mode, oldest first. With `?wait=N`, waits up to N seconds for the first one.',
+          'The events of this account and mode, oldest first. With `?wait=N`, waits up to N seconds for the first one; ' +
+          'the wait counts against MAX_WAITS_PER_KEY like a pause long-poll, and over it answers at once.',
         tags: ['events'],
         querystring: Type.Object(
           {
@@ -51,7 +52,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: EventList, ...errorResponses(400, 401) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const holder = keyHolderOf(request);
       const limit = request.query.limit ?? 100;
       const since = request.query.since === undefined ? undefined : new Date(request.query.since);
@@ -61,14 +62,21 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
           fields: [{ field: 'since', problem: 'is not a valid time' }],
         });
       }
-      const { rows, hasMore } = await longPoll({
-        waitSeconds: request.query.wait ?? 0,
-        read: () => listEvents(store, holder, { since: since?.toISOString(), limit }),
-        isDone: (page) => page.rows.length > 0,
-        // Any change may be an event of this account; re-read at least every RECHECK_MS.
-        wake: (_page, ms) => signals.waitAny(Math.min(ms, RECHECK_MS)),
-        isClosed: () => signals.isClosed,
-      });
+      // A client that goes away ends its wait, and gives back its slot.
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      const { rows, hasMore } = await longPollWithinCap(
+        { slots: signals, holder: holder.credentialHash, max: app.services.config.maxWaitsPerKey },
+        {
+          waitSeconds: request.query.wait ?? 0,
+          read: () => listEvents(store, holder, { since: since?.toISOString(), limit }),
+          isDone: (page) => page.rows.length > 0,
+          // Any change may be an event of this account; re-read at least every RECHECK_MS.
+          wake: (_page, ms, signal) => signals.waitAny(Math.min(ms, RECHECK_MS), signal),
+          isClosed: () => signals.isClosed,
+          signal: gone.signal,
+        },
+      );
       return {
         object: 'list' as const,
         has_more: hasMore,
