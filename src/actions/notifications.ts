@@ -1,4 +1,6 @@
 import type { ServiceContext } from '../context.js';
+import { isoTime } from '../domain/clock.js';
+import { isOverdue } from '../domain/pause.js';
 import { ApiError, notFound } from '../errors.js';
 import { getNotification, suppressedContentOf } from '../store/notifications.js';
 import { getOwnedPause, type Owner } from '../store/pauses.js';
@@ -46,18 +48,28 @@ export async function readOwnedNotification(
   pauseId: string,
   notificationId: string,
 ): Promise<NotificationsTable> {
+  return (await ownedPauseAndNotification(services, owner, pauseId, notificationId)).notification;
+}
+
+async function ownedPauseAndNotification(
+  services: Pick<ServiceContext, 'store'>,
+  owner: Owner,
+  pauseId: string,
+  notificationId: string,
+) {
   const { store } = services;
   const pause = await getOwnedPause(store, owner, pauseId);
   if (!pause) throw notFound('Pause');
-  const row = await getNotification(store, { pauseId: pause.id, notificationId });
-  if (!row) throw notFound('Notification');
-  return row;
+  const notification = await getNotification(store, { pauseId: pause.id, notificationId });
+  if (!notification) throw notFound('Notification');
+  return { pause, notification };
 }
 
 /**
  * Queues a failed notification again (same content, attempts from zero) for
  * the worker to send, as the first time; 404 if it is not the owner's, 409
- * when it has not failed (a suppressed one of a test pause never is).
+ * when it has not failed (a suppressed one of a test pause never is) or the
+ * pause no longer waits (a question that is closed is not asked again).
  */
 export async function resendNotification(
   services: Pick<ServiceContext, 'store' | 'clock' | 'signals'>,
@@ -65,7 +77,13 @@ export async function resendNotification(
   pauseId: string,
   notificationId: string,
 ): Promise<NotificationsTable> {
-  const existing = await readOwnedNotification(services, owner, pauseId, notificationId);
+  const { pause, notification: existing } = await ownedPauseAndNotification(services, owner, pauseId, notificationId);
+  if (pause.status !== 'pending' || isOverdue(pause, isoTime(services.clock.now()))) {
+    throw new ApiError(
+      'pause_not_pending',
+      'This pause no longer waits for an answer, so its notifications are not sent again.',
+    );
+  }
   const requeued = await requeueAndWake(services, 'notifications', existing.id);
   if (!requeued) {
     throw new ApiError(

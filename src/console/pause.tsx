@@ -113,7 +113,7 @@ function NotificationItem(props: {
       <NotificationStatus status={n.status} /> {`${n.channel} to ${n.to}`}
       {n.attempts > 1 && <span class="muted">{` after ${n.attempts} attempts`}</span>}
       {n.last_error && <div class={n.status === 'failed' ? 'error-text' : 'muted'}>{n.last_error}</div>}
-      {n.status === 'failed' && (
+      {n.status === 'failed' && pause.status === 'pending' && (
         <form method="post" action={`/console/pauses/${pause.id}/notifications/${n.id}/retry`}>
           <input type="hidden" name="csrf" value={csrf} />
           <input type="hidden" name="mode" value={pause.mode} />

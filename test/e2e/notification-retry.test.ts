@@ -86,6 +86,16 @@ describe('POST /v1/pause/{id}/notifications/{notification_id}/retry', () => {
     expect((await readPause(pause.id)).notifications[0].status).toBe('failed');
   });
 
+  it('refuses with 409 once the pause no longer waits: a closed question is not asked again', async () => {
+    const { pause, notificationId } = await pauseWithFailedEmail('Closed already?');
+    expect((await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.live })).status).toBe(200);
+    const reply = await call(service.url, 'POST', retryPath(pause.id, notificationId), { token: dev.live });
+    expect(reply.status).toBe(409);
+    expect(reply.body.error.code).toBe('pause_not_pending');
+    expect((await readPause(pause.id)).notifications[0].status).toBe('failed');
+    expect(smtp.mails).toHaveLength(0);
+  });
+
   it('refuses a test pause’s suppressed notification with 409: test mode sends nothing', async () => {
     const pause = await createPause(service.url, dev.test, { notify: { email: ['ops@example.com'] } });
     const reply = await call(service.url, 'POST', retryPath(pause.id, pause.notifications[0].id), { token: dev.test });

@@ -1566,7 +1566,7 @@ export interface paths {
         put?: never;
         /**
          * Send a failed notification again
-         * @description Queues a `failed` notification again, with the same content and its attempts from zero; the worker sends it as the first time (and retries on the usual schedule). Any other status is a 409 `notification_not_failed`: a test pause's `suppressed` notifications are never sent.
+         * @description Queues a `failed` notification again, with the same content and its attempts from zero; the worker sends it as the first time (and retries on the usual schedule). Any other status is a 409 `notification_not_failed`: a test pause's `suppressed` notifications are never sent. A pause that no longer waits (answered, expired, cancelled) is a 409 `pause_not_pending`.
          */
         post: {
             parameters: {
@@ -2654,7 +2654,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description The events of this account and mode, oldest first. With `?wait=N`, waits up to N seconds for the first one.
+         * @description The events of this account and mode, oldest first. With `?wait=N`, waits up to N seconds for the first one; the wait counts against MAX_WAITS_PER_KEY like a pause long-poll, and over it answers at once.
          */
         get: {
             parameters: {

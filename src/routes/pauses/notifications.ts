@@ -58,7 +58,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Send a failed notification again',
         description:
-          "Queues a `failed` notification again, with the same content and its attempts from zero; the worker sends it as the first time (and retries on the usual schedule). Any other status is a 409 `notification_not_failed`: a test pause's `suppressed` notifications are never sent.",
+          "Queues a `failed` notification again, with the same content and its attempts from zero; the worker sends it as the first time (and retries on the usual schedule). Any other status is a 409 `notification_not_failed`: a test pause's `suppressed` notifications are never sent. A pause that no longer waits (answered, expired, cancelled) is a 409 `pause_not_pending`.",
         tags: ['pauses'],
         params: NotificationParams,
         response: { 200: Type.Object(NotificationFields), ...errorResponses(401, 404, 409) },
