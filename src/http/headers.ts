@@ -9,7 +9,7 @@ export const isHttps = (services: BaseUrl) => services.publicBaseUrl.startsWith(
  * The headers of every answer: the app's onSend hook sets them, and /mcp,
  * which writes its answer itself, sets the same. API answers carry keys and
  * private data, so no cache may keep them unless the route says otherwise.
- * On https, browsers are told to keep to https (a year, subdomains too); on
+ * On https, browsers are told to keep to https (for a year; not its subdomains, which this service does not own); on
  * plain http that header would lock browsers out, so it is left off.
  */
 export function commonHeaders(services: BaseUrl, requestId: string): Record<string, string> {
@@ -18,6 +18,6 @@ export function commonHeaders(services: BaseUrl, requestId: string): Record<stri
     'x-content-type-options': 'nosniff',
     'cache-control': 'no-store',
   };
-  if (isHttps(services)) headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains';
+  if (isHttps(services)) headers['strict-transport-security'] = 'max-age=31536000';
   return headers;
 }

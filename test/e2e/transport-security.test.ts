@@ -6,7 +6,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 // browsers and clients to keep to https (pages, API answers, /mcp); one served
 // on plain http must not, or a browser would refuse to reach it at all.
 
-const HSTS = 'max-age=31536000; includeSubDomains';
+const HSTS = 'max-age=31536000';
 
 async function answersOf(service: TestService) {
   const dev = await registerAccount(service.url);
