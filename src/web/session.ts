@@ -141,7 +141,8 @@ export function installPageGuard<S extends SignedInBase>(app: FastifyInstance, g
   const page = async (request: FastifyRequest, reply: FastifyReply, status: number, title: string, message: string) => {
     // An unknown address is refused before preHandler runs: its page still gets the signed-in frame.
     // (If that fails too, e.g. with the database down, the page goes out in the signed-out frame.)
-    if (!signedInOf(request)) await resumeSession(request).catch(() => undefined);
+    // Not for a refused request (a 429 of the sign-in limits): that must cost no database read.
+    if (status !== 429 && !signedInOf(request)) await resumeSession(request).catch(() => undefined);
     return reply
       .type('text/html; charset=utf-8')
       .code(status)
