@@ -2,6 +2,7 @@
 // stops the service with one line naming the variable (ConfigError).
 import { isAbsolute, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { isLocalhostName } from './domain/hosts.js';
 
 export type Role = 'all' | 'api' | 'worker';
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
@@ -168,7 +169,7 @@ function parseUrl(name: string, raw: string, protocols: string[]): URL {
 
 function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost') return true;
+  if (isLocalhostName(host)) return true;
   return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
 }
 

@@ -16,6 +16,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { Cidr } from '../config.js';
+import { isLocalhostName } from '../domain/hosts.js';
 
 export type Resolver = (host: string) => Promise<string[]>;
 
@@ -106,12 +107,6 @@ export const LOCAL_TESTING_HINT =
   'or let the service reach loopback with WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8,::1/128.';
 
 const withHint = (reason: string, hint: string) => (hint ? `${reason} ${hint}` : reason);
-
-/** `localhost`, `*.localhost`, with or without the root dot, in any case. */
-export function isLocalhostName(host: string): boolean {
-  const name = host.toLowerCase().replace(/\.$/, '');
-  return name === 'localhost' || name.endsWith('.localhost');
-}
 
 /** Every address a name resolves to, A and AAAA, as the system resolver sees it (getaddrinfo). */
 export const resolveHost: Resolver = async (host) => {

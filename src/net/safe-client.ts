@@ -21,9 +21,9 @@ import { isIP, type LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
 import type { Cidr } from '../config.js';
+import { isLocalhostName } from '../domain/hosts.js';
 import {
   allowedLocalhostAddresses,
-  isLocalhostName,
   isPublicAddress,
   LOOPBACK_ADDRESSES,
   type Resolver,

@@ -196,6 +196,8 @@ describe('SMTP_TLS', () => {
     expect(loadConfig({ ...smtp, SMTP_TLS: 'off' }).smtpTls).toBe('off');
     expect(loadConfig({ ...smtp, SMTP_URL: 'smtp://localhost:25', SMTP_TLS: 'off' }).smtpTls).toBe('off');
     expect(loadConfig({ ...smtp, SMTP_URL: 'smtp://[::1]:25', SMTP_TLS: 'off' }).smtpTls).toBe('off');
+    // *.localhost is this machine too, as the webhook rules say.
+    expect(loadConfig({ ...smtp, SMTP_URL: 'smtp://mail.localhost:25', SMTP_TLS: 'off' }).smtpTls).toBe('off');
   });
 
   it('may be off only for a server on loopback, over smtp://', () => {
