@@ -1,6 +1,6 @@
 // Create-pause throughput: POST /v1/pause with a test key on SQLite serves at
 // least 40% of the requests/s of a bare Fastify route that takes the same
-// JSON body over POST, both measured in this run on this machine (README,
+// JSON body over POST, both measured in this run on this machine (CONTRIBUTING.md,
 // Benchmarks). A bare Fastify hello-world GET is measured beside them.
 //
 //   npx tsx bench/create-pause.ts [--rounds=2] [--duration=10] [--warmup=2]

@@ -64,17 +64,131 @@ export class ConfigError extends Error {
   }
 }
 
+/** One environment variable: its default (none: unset), or how an unset one is shown, and what it does (Markdown). */
+export interface Setting {
+  default?: string;
+  unset?: string;
+  /** Read by Node itself, not by loadConfig. */
+  readByNode?: boolean;
+  doc: string;
+}
+
+/**
+ * Every environment variable, in the order the reference lists them. loadConfig
+ * takes its defaults from here, and docs/configuration.md is generated from it
+ * (`npm run generate:config-docs`; a test fails while they differ).
+ */
+export const SETTINGS = {
+  PORT: { default: '3000', doc: 'Port the API listens on.' },
+  HOST: {
+    default: '127.0.0.1',
+    doc: 'Address the API listens on. Use `0.0.0.0` to accept connections from other machines.',
+  },
+  DATABASE_URL: {
+    default: 'sqlite:./data/pausepoint.db',
+    doc: '`sqlite:PATH` (embedded, the folder is created) or `postgres://user:pass@host:5432/db`.',
+  },
+  PUBLIC_BASE_URL: {
+    unset: 'the address it listens on',
+    doc: 'Where people reach the service; response links are `PUBLIC_BASE_URL/r/{token}`. Set it in production, e.g. `https://approve.example.com`. When it is https, every answer (pages, API, `/mcp`) carries `Strict-Transport-Security: max-age=31536000` (without `includeSubDomains`: the service may live beside plain-http hosts of its parent domain); on http it does not.',
+  },
+  SECRET_KEY: {
+    unset: 'generated on SQLite',
+    doc: 'Master secret, at least 32 characters (`openssl rand -hex 32`). It signs response links and encrypts webhook secrets at rest. On SQLite, when unset, one is generated once into `secret.key` beside the database file (mode 0600, written whole or not at all), with a warning. A `secret.key` shorter than 32 characters (e.g. left empty by a full disk) stops the start with a message naming the file: if nothing depends on it yet (no response links sent, no webhooks registered), delete it and start again; otherwise restore it from a backup; or set `SECRET_KEY`. It is required on PostgreSQL, so that every instance shares it. Changing it invalidates existing response links and stored webhook secrets.',
+  },
+  SMTP_URL: { doc: '`smtp://user:pass@host:587` or `smtps://…`: the SMTP server for email notifications.' },
+  SMTP_TLS: {
+    default: 'on',
+    doc: "`on`: upgrade with STARTTLS whenever the server offers it, checking its certificate against Node's CAs plus `NODE_EXTRA_CA_CERTS`. `off`: never upgrade (plain text); accepted only for `smtp://` to a server on this machine (`localhost`, `127.0.0.1`, `::1`), e.g. a local relay or a mail catcher in development. See [notifications](notifications.md).",
+  },
+  EMAIL_FROM: {
+    doc: 'Sender of notification emails, e.g. `pausepoint <approvals@example.com>`; required with `SMTP_URL`.',
+  },
+  PAYMENT_WEBHOOK_SECRET: { doc: "Secret that signs the payment provider's `Payment-Signature` header." },
+  PLAN_QUOTAS: {
+    default: 'free:100,pro:10000,scale:100000',
+    doc: 'Live pauses per calendar month (UTC) for each plan; `unlimited` for no limit (e.g. `free:unlimited` for a self-hosted install that does not bill). Must define `free`, the plan new accounts start on.',
+  },
+  WEBHOOK_RETRY_SCHEDULE_MS: {
+    default: '30000,60000,120000',
+    doc: 'Gaps before each retry of a failed webhook delivery or notification.',
+  },
+  WEBHOOK_ALLOWED_NETWORKS: {
+    default: '',
+    doc: 'Comma-separated CIDRs exempted from the public-address rule for webhook URLs, at registration and at connect time, e.g. `10.20.0.0/16` for receivers on your private network. Logged at start when set.',
+  },
+  ROLE: {
+    default: 'all',
+    doc: '`all` runs the API and the background worker; `api` only the API; `worker` only the worker (no HTTP).',
+  },
+  LOG_LEVEL: {
+    default: 'info',
+    doc: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. Logs are JSON lines on stdout.',
+  },
+  TRUST_PROXY: {
+    default: 'false',
+    doc: '`true` behind a load balancer, so the client address (for rate limits) is read from `X-Forwarded-For`.',
+  },
+  AUTH_RATE_LIMIT: {
+    default: '10/60',
+    doc: 'Register and login attempts allowed per client address, and registrations per email, as `requests/seconds`. Login attempts for one email beyond it are spaced `seconds/requests` apart rather than refused (see [Accounts and keys](concepts.md#accounts-and-keys)).',
+  },
+  API_RATE_LIMIT: {
+    default: '6000/60',
+    doc: 'Requests allowed per API key (or login session) on every key-authenticated endpoint. Each message of a JSON-RPC batch to `/mcp` counts as a request.',
+  },
+  MAX_WAITS_PER_KEY: {
+    default: '100',
+    doc: 'Waits one API key may hold at once on one instance: long-polls of a pause (`GET /v1/pause/{id}?wait=`) and the waits of the MCP tools `ask_human` and `wait_for_human`. A wait over it answers at once with the pause as it stands. `0` turns waiting off.',
+  },
+  RESPOND_RATE_LIMIT: {
+    default: '300/60',
+    doc: 'Requests allowed per client address on `/v1/respond/{token}` and the response page.',
+  },
+  SEARCH_RATE_LIMIT: {
+    default: '30/60',
+    doc: "Title searches allowed per console session, as `requests/seconds` (see the [Console](console.md)'s Search).",
+  },
+  SEARCH_CONCURRENCY: {
+    default: '2',
+    doc: 'Title searches one instance runs at once; one more is refused with `429`, so searches never take the whole database pool (PostgreSQL has 10 connections an instance).',
+  },
+  SEARCH_TIMEOUT_MS: {
+    default: '500',
+    doc: "PostgreSQL: how long a title search's statements may run (`statement_timeout` for its transaction only); a search cancelled by it answers `503`.",
+  },
+  HEADERS_TIMEOUT_MS: {
+    default: '10000',
+    doc: 'A client must send its request headers within this time, or gets `408` and loses the connection (slow-loris).',
+  },
+  REQUEST_TIMEOUT_MS: {
+    default: '30000',
+    doc: 'The same for the whole request, body included. A request already received, such as a long-poll (`?wait=`), is not cut by it.',
+  },
+  NODE_EXTRA_CA_CERTS: {
+    readByNode: true,
+    doc: "Node's own: a PEM file of extra CAs trusted for outbound TLS (webhooks to receivers with a private CA).",
+  },
+} as const satisfies Record<string, Setting>;
+
+/** The settings that have a default. */
+type DefaultedSetting = {
+  [K in keyof typeof SETTINGS]: (typeof SETTINGS)[K] extends { default: string } ? K : never;
+}[keyof typeof SETTINGS];
+
 type Env = Record<string, string | undefined>;
 
 export function loadConfig(env: Env = process.env): Config {
-  const read = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
+  const read = (name: keyof typeof SETTINGS): string | undefined => {
+    const raw = env[name]?.trim();
+    return raw === undefined || raw === '' ? undefined : raw;
   };
+  /** A setting's value, or its default from SETTINGS. */
+  const value = (name: DefaultedSetting): string => read(name) ?? SETTINGS[name].default;
 
-  const port = parseInteger('PORT', read('PORT') ?? '3000', 0, 65535);
-  const host = read('HOST') ?? '127.0.0.1';
-  const database = parseDatabaseUrl(read('DATABASE_URL') ?? 'sqlite:./data/pausepoint.db');
+  const port = parseInteger('PORT', value('PORT'), 0, 65535);
+  const host = value('HOST');
+  const database = parseDatabaseUrl(value('DATABASE_URL'));
   const secretKey = read('SECRET_KEY');
   if (secretKey !== undefined && secretKey.length < 32) {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters (try: openssl rand -hex 32)');
@@ -87,7 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const smtpUrl = read('SMTP_URL');
   const smtpServer = optional(smtpUrl, (raw) => parseUrl('SMTP_URL', raw, ['smtp:', 'smtps:']));
-  const smtpTls = parseChoice('SMTP_TLS', read('SMTP_TLS') ?? 'on', ['on', 'off'] as const);
+  const smtpTls = parseChoice('SMTP_TLS', value('SMTP_TLS'), ['on', 'off'] as const);
   if (smtpTls === 'off' && smtpServer !== undefined) {
     if (smtpServer.protocol === 'smtps:') {
       throw new ConfigError('SMTP_TLS', 'off cannot apply to smtps:// (TLS from the first byte); use smtp://');
@@ -114,11 +228,11 @@ export function loadConfig(env: Env = process.env): Config {
     smtpTls,
     emailFrom,
     paymentWebhookSecret: read('PAYMENT_WEBHOOK_SECRET'),
-    planQuotas: parsePlanQuotas(read('PLAN_QUOTAS') ?? 'free:100,pro:10000,scale:100000'),
-    retryScheduleMs: parseRetrySchedule(read('WEBHOOK_RETRY_SCHEDULE_MS') ?? '30000,60000,120000'),
-    webhookAllowedNetworks: parseNetworks(read('WEBHOOK_ALLOWED_NETWORKS') ?? ''),
-    role: parseChoice('ROLE', read('ROLE') ?? 'all', ['all', 'api', 'worker'] as const),
-    logLevel: parseChoice('LOG_LEVEL', read('LOG_LEVEL') ?? 'info', [
+    planQuotas: parsePlanQuotas(value('PLAN_QUOTAS')),
+    retryScheduleMs: parseRetrySchedule(value('WEBHOOK_RETRY_SCHEDULE_MS')),
+    webhookAllowedNetworks: parseNetworks(value('WEBHOOK_ALLOWED_NETWORKS')),
+    role: parseChoice('ROLE', value('ROLE'), ['all', 'api', 'worker'] as const),
+    logLevel: parseChoice('LOG_LEVEL', value('LOG_LEVEL'), [
       'fatal',
       'error',
       'warn',
@@ -127,16 +241,16 @@ export function loadConfig(env: Env = process.env): Config {
       'trace',
       'silent',
     ] as const),
-    trustProxy: parseChoice('TRUST_PROXY', read('TRUST_PROXY') ?? 'false', ['true', 'false'] as const) === 'true',
-    authRateLimit: parseRateLimit('AUTH_RATE_LIMIT', read('AUTH_RATE_LIMIT') ?? '10/60'),
-    apiRateLimit: parseRateLimit('API_RATE_LIMIT', read('API_RATE_LIMIT') ?? '6000/60'),
-    respondRateLimit: parseRateLimit('RESPOND_RATE_LIMIT', read('RESPOND_RATE_LIMIT') ?? '300/60'),
-    maxWaitsPerKey: parseInteger('MAX_WAITS_PER_KEY', read('MAX_WAITS_PER_KEY') ?? '100', 0, 1_000_000),
-    searchRateLimit: parseRateLimit('SEARCH_RATE_LIMIT', read('SEARCH_RATE_LIMIT') ?? '30/60'),
-    searchConcurrency: parseInteger('SEARCH_CONCURRENCY', read('SEARCH_CONCURRENCY') ?? '2', 1, 1000),
-    searchTimeoutMs: parseInteger('SEARCH_TIMEOUT_MS', read('SEARCH_TIMEOUT_MS') ?? '500', 1, 600_000),
-    headersTimeoutMs: parseInteger('HEADERS_TIMEOUT_MS', read('HEADERS_TIMEOUT_MS') ?? '10000', 100, 600_000),
-    requestTimeoutMs: parseInteger('REQUEST_TIMEOUT_MS', read('REQUEST_TIMEOUT_MS') ?? '30000', 100, 600_000),
+    trustProxy: parseChoice('TRUST_PROXY', value('TRUST_PROXY'), ['true', 'false'] as const) === 'true',
+    authRateLimit: parseRateLimit('AUTH_RATE_LIMIT', value('AUTH_RATE_LIMIT')),
+    apiRateLimit: parseRateLimit('API_RATE_LIMIT', value('API_RATE_LIMIT')),
+    respondRateLimit: parseRateLimit('RESPOND_RATE_LIMIT', value('RESPOND_RATE_LIMIT')),
+    maxWaitsPerKey: parseInteger('MAX_WAITS_PER_KEY', value('MAX_WAITS_PER_KEY'), 0, 1_000_000),
+    searchRateLimit: parseRateLimit('SEARCH_RATE_LIMIT', value('SEARCH_RATE_LIMIT')),
+    searchConcurrency: parseInteger('SEARCH_CONCURRENCY', value('SEARCH_CONCURRENCY'), 1, 1000),
+    searchTimeoutMs: parseInteger('SEARCH_TIMEOUT_MS', value('SEARCH_TIMEOUT_MS'), 1, 600_000),
+    headersTimeoutMs: parseInteger('HEADERS_TIMEOUT_MS', value('HEADERS_TIMEOUT_MS'), 100, 600_000),
+    requestTimeoutMs: parseInteger('REQUEST_TIMEOUT_MS', value('REQUEST_TIMEOUT_MS'), 100, 600_000),
   };
 }
 

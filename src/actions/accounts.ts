@@ -60,7 +60,7 @@ export async function authenticateDeveloper(
   waitTurn: (key: string) => Promise<void>,
 ): Promise<Developer> {
   const email = normaliseEmail(input.email);
-  // Per account, from any address: a back-off, not a wall (README "Accounts and keys").
+  // Per account, from any address: a back-off, not a wall (docs/concepts.md, "Accounts and keys").
   await waitTurn(`login:email:${email}`);
   const found = await findDeveloperByEmail(services.store, email);
   // Check a password either way, so an unknown email costs the same time.

@@ -25,7 +25,7 @@ import { type PresentedPause, presentPause, responseUrl } from './present-pause.
 // that span fields, and those that need the clock or the account, are here
 // (newPauseProblems, which the API also runs beside its schema's errors).
 
-/** What a developer asks for; README "API reference › Pauses" describes each field. */
+/** What a developer asks for; docs/concepts.md, "Pauses", describes each field. */
 export interface NewPause extends ReviewerFields {
   title: string;
   body?: string;

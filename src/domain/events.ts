@@ -1,4 +1,4 @@
-// The webhook envelope (README, API reference › Webhooks), serialised once: these bytes are stored and
+// The webhook envelope (docs/webhooks.md), serialised once: these bytes are stored and
 // signed and sent unchanged on every attempt.
 
 /** Every event a pause emits, in webhook subscriptions and the events feed. */

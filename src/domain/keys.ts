@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from './crypto.js';
 
-// API keys (README, API reference › Accounts and keys) and login session tokens. Only the SHA-256 of a key is
+// API keys (docs/concepts.md, "Accounts and keys") and login session tokens. Only the SHA-256 of a key is
 // stored; the display prefix is the mode prefix plus the first 6 hex digits.
 export type Mode = 'live' | 'test';
 export const MODES: readonly Mode[] = ['live', 'test'];

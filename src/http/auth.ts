@@ -9,7 +9,7 @@ import { ApiKeyCache, type KnownKey } from './api-key-cache.js';
 
 // Authentication for every /v1 endpoint. A route is protected by an API key
 // unless its config says otherwise, so a new route cannot be public by mistake:
-//   config: { auth: 'none' }            the six public endpoints (README, API reference)
+//   config: { auth: 'none' }            the six public endpoints (docs/concepts.md)
 //   config: { auth: 'key_or_session' }  me and rotate, reachable after login
 
 export type AuthPolicy = 'none' | 'key' | 'key_or_session';

@@ -72,7 +72,7 @@ type Params = Record<string, unknown>;
 
 /**
  * Turns ajv's errors into one {field, problem} pair per bad field, in plain
- * words a person can act on (README "Errors"). Fields are named by their path
+ * words a person can act on (docs/errors.md). Fields are named by their path
  * with dots (`notify.email.1`); a problem with the whole part is named after
  * the part (`body`).
  */

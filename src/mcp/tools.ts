@@ -13,8 +13,8 @@ import { MAX_REVIEWERS } from '../domain/votes.js';
 import { type NewQuestion, type Question, QuestionError, type Questions } from './questions.js';
 
 // The MCP tools, one implementation for both transports: ask_human,
-// wait_for_human, cancel_question and list_pending_questions (README "AI
-// agents"). A wait is bounded (≤ MAX_TOOL_WAIT_SECONDS, under the 60 s an MCP
+// wait_for_human, cancel_question and list_pending_questions (docs/agents.md,
+// "MCP"). A wait is bounded (≤ MAX_TOOL_WAIT_SECONDS, under the 60 s an MCP
 // client allows a call by default) and returns a resumable pause_id rather
 // than hang; while it waits, a client that sent a progressToken gets a
 // progress notification every few seconds, which keeps its call alive.

@@ -1,5 +1,5 @@
-// Which outbound destinations pausepoint may reach (README, API reference ›
-// Webhooks: the `url` rule).
+// Which outbound destinations pausepoint may reach (docs/webhooks.md:
+// the `url` rule).
 //
 // Pure rules, shared by registration (POST /v1/webhooks, notify.slack_webhook_url)
 // and by the SSRF-safe client, which applies isPublicAddress again at connect

@@ -4,7 +4,7 @@ import { unseal } from '../domain/sealed.js';
 import { loadDeliveries } from '../store/deliveries.js';
 import { httpAttempt, outboxTick } from './outbox-worker.js';
 
-// Sends due webhook deliveries (README, API reference › Webhooks): the stored body, byte for byte,
+// Sends due webhook deliveries (docs/webhooks.md): the stored body, byte for byte,
 // signed with the webhook's secret. A 2xx settles it; anything else is retried
 // on WEBHOOK_RETRY_SCHEDULE_MS (30 s, 60 s, 120 s) and then marked failed.
 

@@ -6,7 +6,7 @@ import { type Account, call, registerAccount } from '../helpers/http.js';
 import { createPause, eventsOf } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-// The database itself holds a pause to one outcome event (README: "One
+// The database itself holds a pause to one outcome event (ARCHITECTURE.md: "One
 // outcome per pause"), however many pause.voted events it has: the index
 // events_by_pause, on both engines.
 

@@ -18,7 +18,7 @@ import { startSmtpReceiver } from '../helpers/smtp.js';
 
 // pausepoint as real processes over a real database: graceful shutdown,
 // restarts, kill -9 in the middle of work, several instances sharing one
-// database, and the ROLE=api / ROLE=worker split (README, How it works):
+// database, and the ROLE=api / ROLE=worker split (ARCHITECTURE.md, How it works):
 // a crash loses nothing (work is at-least-once), a transition happens exactly
 // once, expiry survives restarts, instances share the work.
 

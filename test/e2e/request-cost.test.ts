@@ -4,7 +4,7 @@ import { call } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 // What one request may cost the service: no body, with or without a key, may
-// hold the event loop for long (README "Errors"). A ~940 KiB body of 480,000
+// hold the event loop for long (docs/errors.md). A ~940 KiB body of 480,000
 // JSON values is refused at once, an unmatched route never reads its body,
 // and register/login count a client address before looking at the body.
 

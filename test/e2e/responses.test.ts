@@ -7,7 +7,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 // What every API response carries: its own request id, headers that keep it
 // out of caches, and, for an error, the one documented error body with nothing
-// internal in it (README "Errors").
+// internal in it (docs/errors.md).
 
 const PASSWORD = 'platform password 1';
 const JSON_TYPE = { 'content-type': 'application/json' };

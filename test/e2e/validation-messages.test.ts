@@ -3,7 +3,7 @@ import { type Account, call, type Reply, registerAccount } from '../helpers/http
 import { startTestService, type TestService } from '../helpers/service.js';
 
 // What a refused request says: every bad field at once, each in words a
-// person can act on (README "Errors"), never the validator's own wording.
+// person can act on (docs/errors.md), never the validator's own wording.
 
 let service: TestService;
 let alice: Account;

@@ -1,27 +1,27 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cleanEnv, ROOT, startProcess } from '../cli/run-cli.js';
+import { DOC_FILES, fencedBlocks, readDoc } from '../helpers/docs.js';
 import { call } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 // The README's quick start, copied out of the README and run with bash
 // against a real service, a person answering the response link meanwhile.
-// And every shell example's variables are the ones the quick start sets.
+// And every shell example's variables, in the README and the guides it links
+// to, are the ones the quick start sets.
 vi.setConfig({ testTimeout: 90_000 });
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const README = readDoc('README.md');
 
-/** The ```sh blocks of the README, or of one of its `## ` sections. */
+/** The ```sh blocks of one of the README's `## ` sections, or of all the documentation. */
 function shellBlocks(section?: string): string[] {
-  let text = README;
+  let texts = DOC_FILES.map(readDoc);
   if (section) {
     const start = README.indexOf(`\n## ${section}\n`);
     expect(start, `README section "${section}"`).toBeGreaterThan(-1);
     const end = README.indexOf('\n## ', start + 1);
-    text = README.slice(start, end === -1 ? undefined : end);
+    texts = [README.slice(start, end === -1 ? undefined : end)];
   }
-  return [...text.matchAll(/^```sh(?: [^\n]*)?\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+  return texts.flatMap((text) => fencedBlocks(text).filter((block) => block.lang === 'sh')).map((block) => block.code);
 }
 
 let service: TestService;
@@ -65,7 +65,7 @@ describe('README quick start', () => {
     });
   });
 
-  it('sets every variable that the README’s shell examples use', () => {
+  it('sets every variable that the documentation’s shell examples use', () => {
     const blocks = shellBlocks();
     const assigned = new Set(
       blocks.flatMap((block) => [...block.matchAll(/^(?:export )?([A-Z_]+)=/gm)].map((m) => m[1])),

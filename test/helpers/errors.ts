@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { Reply } from './http.js';
 
 // The one body every API error has, {"error": {code, message, request_id,
-// details?}} (README "Errors"), and what no body may show a client.
+// details?}} (docs/errors.md), and what no body may show a client.
 
 export const REQUEST_ID = /^req_[0-9a-f]{24}$/;
 

@@ -696,7 +696,7 @@ export const anyV6: fc.Arbitrary<ipaddr.IPv6> = fc.oneof(
 );
 
 /**
- * The documented rule (README, API reference › Webhooks: `url`), written independently of
+ * The documented rule (docs/webhooks.md: `url`), written independently of
  * src/net/address-policy.ts: public when ipaddr.js classes it `unicast` and it
  * lies outside ::/8, IPv4-mapped and IPv4-compatible addresses being judged as
  * the IPv4 address they carry.

@@ -9,7 +9,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 // with random delays. Whatever the order, each pause ends in exactly one
 // terminal state with exactly one event, exactly one request wins (none on a
 // timeout), the winner is the outcome, and every loser is told why
-// (README: "One outcome per pause").
+// (ARCHITECTURE.md: "One outcome per pause").
 
 let service: TestService;
 let alice: Account;
@@ -167,7 +167,7 @@ function answerOf(spec: PauseSpec, a: Extract<Action, { kind: 'answer' }>) {
   return { choice, text: a.text === TOO_LONG ? 'x'.repeat(10_001) : a.text };
 }
 
-/** Would this answer be accepted by a pending pause? (README: choice among the options; text only when allowed, ≤ 10,000.) */
+/** Would this answer be accepted by a pending pause? (docs/notifications.md, the response page: choice among the options; text only when allowed, ≤ 10,000.) */
 function isValidAnswer(spec: PauseSpec, sent: { choice: string; text: string | undefined }): boolean {
   if (!spec.options.includes(sent.choice)) return false;
   const text = sent.text === undefined || sent.text === '' ? null : sent.text;
@@ -218,7 +218,7 @@ async function runScenario(specs: PauseSpec[], waitForExpiry: boolean): Promise<
   );
 
   if (waitForExpiry) {
-    // README: a pause times out within a second of expires_at. Allow 1.5 s.
+    // docs/concepts.md: a pause times out within a second of expires_at. Allow 1.5 s.
     const deadline = Math.max(...created.map((c) => Date.parse(c.pause.expires_at))) + 1500;
     for (;;) {
       const rows = await Promise.all(created.map((c) => dbRow(c.pause.id)));

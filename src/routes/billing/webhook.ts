@@ -8,8 +8,8 @@ import { errorResponses } from '../../http/schemas.js';
 import { applyBillingEvent } from '../../store/billing.js';
 
 // POST /v1/billing/webhook: the payment provider's events, authenticated by
-// the Payment-Signature header over the raw body (README, API reference ›
-// Plans, quota and billing). The body is kept as bytes until the signature has
+// the Payment-Signature header over the raw body (docs/concepts.md,
+// "Plans, quota and billing"). The body is kept as bytes until the signature has
 // been checked.
 
 const Received = Type.Object({

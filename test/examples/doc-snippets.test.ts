@@ -1,15 +1,17 @@
 import { createHmac } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, ROOT, type RunningCli, startProcess } from '../cli/run-cli.js';
+import { DOC_FILES, fencedBlocks, readDoc } from '../helpers/docs.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { createPause, eventually } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-// Every ts, js and sh block of README.md runs as written, against a real
+// Every ts, js and sh block of the documentation (README.md, ARCHITECTURE.md,
+// CONTRIBUTING.md and the guides and references in docs/) runs as written, against a real
 // service, unless its info string marks it as a fragment (```ts fragment):
 // a block that is neither marked nor runs fails here. A person answers every
 // response link a block prints, as someone reading its output would. Shell
@@ -17,30 +19,26 @@ import { startTestService, type TestService } from '../helpers/service.js';
 // PAUSEPOINT_API_KEY, PAUSE_ID: a pending pause); TypeScript blocks run under
 // tsx from the repository, where @pausepoint/sdk is the `sdk` workspace.
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const README = readDoc('README.md');
 const RUNNABLE = new Set(['sh', 'bash', 'ts', 'typescript', 'js', 'javascript']);
 const MARKS = new Set(['fragment']);
-const WORK = join(ROOT, 'test-artifacts', 'readme-snippets');
+const WORK = join(ROOT, 'test-artifacts', 'doc-snippets');
 
 interface Block {
+  file: string;
   line: number;
   lang: string;
   marks: string[];
   code: string;
 }
 
-function codeBlocks(): Block[] {
-  return [...README.matchAll(/^```(\S*)([^\n]*)\n([\s\S]*?)^```$/gm)].map((match) => ({
-    line: README.slice(0, match.index).split('\n').length,
-    lang: match[1]!,
-    marks: match[2]!.trim().split(/\s+/).filter(Boolean),
-    code: match[3]!,
-  }));
-}
+const codeBlocks = (file: string): Block[] => fencedBlocks(readDoc(file)).map((block) => ({ file, ...block }));
 
-const blocks = codeBlocks().filter((block) => RUNNABLE.has(block.lang));
+const blocks = DOC_FILES.flatMap(codeBlocks).filter((block) => RUNNABLE.has(block.lang));
 const runnable = blocks.filter((block) => !block.marks.includes('fragment'));
-const label = (block: Block) => `README.md:${block.line} (${block.lang}) ${block.code.split('\n')[0]}`;
+const label = (block: Block) => `${block.file}:${block.line} (${block.lang}) ${block.code.split('\n')[0]}`;
+/** A file name for a block's script, unique across the documentation. */
+const scriptName = (block: Block) => `${block.file.replace(/\W+/g, '-')}-${block.line}.mts`;
 
 let service: TestService;
 beforeAll(async () => {
@@ -54,7 +52,7 @@ afterAll(async () => {
   rmSync(WORK, { recursive: true, force: true });
 });
 
-describe('README code blocks', () => {
+describe('documentation code blocks', () => {
   it('are all runnable or marked as fragments, with no other mark', () => {
     expect(blocks.length).toBeGreaterThan(10);
     for (const block of blocks) {
@@ -73,7 +71,7 @@ describe('README code blocks', () => {
     const files = runnable
       .filter((block) => block.lang === 'ts' || block.lang === 'typescript')
       .map((block) => {
-        const file = join(dir, `readme-${block.line}.mts`);
+        const file = join(dir, scriptName(block));
         writeFileSync(file, block.code);
         return file;
       });
@@ -163,7 +161,7 @@ async function runShell(script: string, account: Account): Promise<RunningCli> {
 }
 
 function runScript(block: Block, script: string, account: Account): RunningCli {
-  const file = join(WORK, `readme-${block.line}.mts`);
+  const file = join(WORK, scriptName(block));
   writeFileSync(file, script);
   return startProcess(process.execPath, ['--import', import.meta.resolve('tsx'), file], {
     env: cleanEnv({ PAUSEPOINT_API_KEY: account.test, PAUSEPOINT_BASE_URL: service.url }),
@@ -178,7 +176,7 @@ function runScript(block: Block, script: string, account: Account): RunningCli {
 async function runServer(block: Block, script: string) {
   const port = await freePort();
   const secret = 'whsec_readme_snippet_secret';
-  const file = join(WORK, `readme-${block.line}.mts`);
+  const file = join(WORK, scriptName(block));
   writeFileSync(file, script.replace(/port: \d+/, `port: ${port}`));
   const running = startProcess(process.execPath, ['--import', import.meta.resolve('tsx'), file], {
     env: cleanEnv({ PAUSEPOINT_WEBHOOK_SECRET: secret }),
