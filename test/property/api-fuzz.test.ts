@@ -329,6 +329,17 @@ function checkReply(
   if (isPage && type.startsWith('text/html')) return;
   expect(type, what()).toMatch(/^application\/json/);
   const parsed = JSON.parse(reply.text);
+  if (pathname === '/mcp' && parsed.jsonrpc === '2.0') {
+    // Past the API's own checks (key, rate limit, body caps), /mcp answers as MCP's transport does:
+    // a JSON-RPC error, as /docs says.
+    expect(parsed, what()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: expect.any(Number), message: expect.any(String) },
+    });
+    expect(parsed.error.message.length, what()).toBeGreaterThan(0);
+    return;
+  }
   expect(parsed, what()).toEqual({
     error: expect.objectContaining({
       code: expect.any(String),
