@@ -2756,7 +2756,7 @@ export interface paths {
         put?: never;
         /**
          * Call the MCP tools
-         * @description The MCP tools (`ask_human`, `wait_for_human`, `cancel_question`, `list_pending_questions`) over MCP Streamable HTTP, stateless: POST one JSON-RPC message or a batch, with `Accept: application/json, text/event-stream` and an API key (test or live; a login session is refused). The answer is a `text/event-stream` carrying the JSON-RPC response (202 with no body for notifications alone). A tool call waits at most 55 seconds, then answers `pending` with the pause to wait on again. Each message of a batch counts against the key's rate limit, and the waits count against MAX_WAITS_PER_KEY like long-polls. GET and DELETE are `405`: there are no sessions.
+         * @description The MCP tools (`ask_human`, `wait_for_human`, `cancel_question`, `list_pending_questions`) over MCP Streamable HTTP, stateless: POST one JSON-RPC message or a batch, with `Accept: application/json, text/event-stream` and an API key (test or live; a login session is refused). The answer is a `text/event-stream` carrying the JSON-RPC response (202 with no body for notifications alone). A tool call waits at most 55 seconds, then answers `pending` with the pause to wait on again. Each message of a batch counts against the key's rate limit, and the waits count against MAX_WAITS_PER_KEY like long-polls. GET and DELETE are `405`: there are no sessions. The key, rate limit and body caps answer with the API's errors; past them, a request MCP cannot take (a missing `Accept`, a message that is not JSON-RPC) is answered with a JSON-RPC error (`{jsonrpc, error: {code, message}, id: null}`).
          */
         post: {
             parameters: {
