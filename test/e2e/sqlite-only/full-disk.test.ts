@@ -20,6 +20,16 @@ describe('a full disk (SQLite)', () => {
     account = await registerAccount(service.url);
     pauseIds = [];
     for (let i = 0; i < 5; i += 1) pauseIds.push((await createPause(service.url, account.live)).id);
+    // The worker puts new titles into the text index a moment later. Were that to happen after the
+    // disk "fills", its write could succeed in free pages (the file has some since migration 0014)
+    // and mark writes healthy again under the test: wait for it first.
+    await eventually(async () => {
+      const { rows } = await sql<{ behind: number }>`
+        select (select max(rowid) from pauses) - last_rowid as behind from pause_titles_progress`.execute(
+        service.store.db,
+      );
+      expect(rows[0]?.behind).toBe(0);
+    }, 15_000);
   });
   afterAll(() => service?.destroy());
 
