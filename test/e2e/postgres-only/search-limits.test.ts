@@ -9,7 +9,9 @@ import { startTestService, type TestService } from '../../helpers/service.js';
 // an instance runs at most SEARCH_CONCURRENCY searches at once and refuses
 // more, and each search's statements run at most SEARCH_TIMEOUT_MS. Searches
 // are held here by a lock on the pauses table, not by timing: a search then
-// waits until the lock goes, or its statement timeout ends it.
+// waits until the lock goes, or its statement timeout ends it. The pages name
+// their mode: without one, the page first reads which mode was last used, and
+// that read would wait on the lock before any search starts.
 
 const alertIn = (html: string) => /<div class="card empty" role="alert"><p>([^<]*)<\/p>/.exec(html)?.[1];
 
@@ -55,9 +57,9 @@ it('runs at most SEARCH_CONCURRENCY searches at once and refuses one more with a
   let held: Promise<{ status: number }>;
   let refused: Promise<{ status: number; text: string; headers: Headers }>;
   try {
-    held = client.get('/console/pauses?q=deploy');
+    held = client.get('/console/pauses?mode=live&q=deploy');
     await eventually(async () => expect((await lock.waiting()).filter(isSearch)).toHaveLength(1));
-    refused = client.get('/console/pauses?q=refund');
+    refused = client.get('/console/pauses?mode=live&q=refund');
     // The second page waits for its pending count (the lock holds that too), never for a search of its own.
     await eventually(async () => expect((await lock.waiting()).filter(isPendingCount)).toHaveLength(2));
     expect((await lock.waiting()).filter(isSearch)).toHaveLength(1);
@@ -72,7 +74,7 @@ it('runs at most SEARCH_CONCURRENCY searches at once and refuses one more with a
     'Too many searches at once: this server runs at most 1 at a time; try again in a moment.',
   );
   // The slot is free again.
-  expect((await client.get('/console/pauses?q=refund')).status).toBe(200);
+  expect((await client.get('/console/pauses?mode=live&q=refund')).status).toBe(200);
 });
 
 it('ends a search that runs past SEARCH_TIMEOUT_MS with a 503 that says so, and frees its connection', async () => {
@@ -84,7 +86,7 @@ it('ends a search that runs past SEARCH_TIMEOUT_MS with a 503 that says so, and 
     const lock = await lockPauses(quick.databaseUrl);
     let timedOut: Promise<{ status: number; text: string }>;
     try {
-      timedOut = client.get('/console/pauses?q=deploy');
+      timedOut = client.get('/console/pauses?mode=live&q=deploy');
       // The search waits for the lock until its statement timeout cancels it; the page's pending count still waits.
       await eventually(async () => expect((await lock.waiting()).filter(isPendingCount)).toHaveLength(1));
       await eventually(async () => expect((await lock.waiting()).filter(isSearch)).toHaveLength(0));
@@ -101,7 +103,7 @@ it('ends a search that runs past SEARCH_TIMEOUT_MS with a 503 that says so, and 
       .selectNoFrom((eb) => eb.fn<string>('current_setting', [eb.val('statement_timeout')]).as('timeout'))
       .execute();
     expect(setting?.timeout).toBe('0');
-    expect((await client.get('/console/pauses?q=deploy')).status).toBe(200);
+    expect((await client.get('/console/pauses?mode=live&q=deploy')).status).toBe(200);
   } finally {
     await quick.destroy();
   }
