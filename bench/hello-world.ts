@@ -14,7 +14,8 @@ import { CreatePause } from '../src/routes/pauses/create.js';
 import { PauseObject } from '../src/routes/pauses/schemas.js';
 
 const port = Number(process.env.PORT ?? 3001);
-const app = Fastify({ logger: false });
+// The schemas carry `x-examples` for the API reference, a keyword Ajv's strict mode does not know.
+const app = Fastify({ logger: false, ajv: { customOptions: { keywords: ['x-examples'] } } });
 const PAUSE_ID = 'pause_01kmz3k7y4p8v2d6q9w0xr5tyh';
 app.get('/', async () => ({ hello: 'world' }));
 app.post('/bare', async (request) => ({ received: typeof request.body === 'object', id: PAUSE_ID }));
