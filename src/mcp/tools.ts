@@ -3,12 +3,15 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import {
+  DEFAULT_EXPIRY_SECONDS,
   MAX_BODY_LENGTH,
   MAX_EXPIRY_SECONDS,
   MAX_OPTION_LENGTH,
   MAX_OPTIONS,
   MAX_TITLE_LENGTH,
+  MIN_EXPIRY_SECONDS,
 } from '../domain/pause.js';
+import { formatSeconds } from '../domain/units.js';
 import { MAX_REVIEWERS } from '../domain/votes.js';
 import { type NewQuestion, type Question, QuestionError, type Questions } from './questions.js';
 
@@ -133,10 +136,12 @@ const AskHumanInput = {
   expires_in: z
     .number()
     .int()
-    .min(1)
+    .min(MIN_EXPIRY_SECONDS)
     .max(MAX_EXPIRY_SECONDS)
     .optional()
-    .describe('Seconds until the question expires; default 86400 (24 hours), at most 30 days.'),
+    .describe(
+      `Seconds until the question expires; default ${DEFAULT_EXPIRY_SECONDS} (${formatSeconds(DEFAULT_EXPIRY_SECONDS)}), at most ${formatSeconds(MAX_EXPIRY_SECONDS)}.`,
+    ),
   timeout_default: z
     .string()
     .optional()
