@@ -20,7 +20,13 @@ import {
 } from '../domain/pause.js';
 import { billingPeriod, quotaOf } from '../domain/plans.js';
 import { formatBytes, formatSeconds } from '../domain/units.js';
-import { MAX_REMIND_MAX, MAX_REVIEWER_NAME_LENGTH, MAX_REVIEWERS, MIN_REMIND_EVERY_SECONDS } from '../domain/votes.js';
+import {
+  DEFAULT_REMIND_MAX,
+  MAX_REMIND_MAX,
+  MAX_REVIEWER_NAME_LENGTH,
+  MAX_REVIEWERS,
+  MIN_REMIND_EVERY_SECONDS,
+} from '../domain/votes.js';
 import { ApiError, type FieldProblem, invalidFields } from '../errors.js';
 import { getDeveloper } from '../store/accounts.js';
 import { isUniqueViolation } from '../store/errors.js';
@@ -68,7 +74,7 @@ export const CreatePauseInput = Type.Object(
         minItems: 1,
         maxItems: MAX_OPTIONS,
         uniqueItems: true,
-        description: 'The choices offered; default ["approve","reject"].',
+        description: `The choices offered; default ${JSON.stringify(DEFAULT_OPTIONS)}.`,
       }),
     ),
     allow_text: Type.Optional(Type.Boolean({ description: 'Offer a free-text box; default false.' })),
@@ -113,7 +119,11 @@ export const CreatePauseInput = Type.Object(
       Seconds(MIN_REMIND_EVERY_SECONDS, 'Seconds between reminders to reviewers who have not voted.'),
     ),
     remind_max: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: MAX_REMIND_MAX, description: 'Most reminders per reviewer; default 3.' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_REMIND_MAX,
+        description: `Most reminders per reviewer; default ${DEFAULT_REMIND_MAX}.`,
+      }),
     ),
     escalate: Type.Optional(
       Type.Object(

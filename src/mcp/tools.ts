@@ -2,8 +2,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import { MAX_ID_LENGTH } from '../domain/ids.js';
 import {
   DEFAULT_EXPIRY_SECONDS,
+  DEFAULT_OPTIONS,
   MAX_BODY_LENGTH,
   MAX_EXPIRY_SECONDS,
   MAX_OPTION_LENGTH,
@@ -81,7 +83,7 @@ const PendingQuestion = z.object({
   created_at: z.string(),
 });
 
-const PauseId = z.string().min(1).max(64).describe('The pause_id returned by ask_human.');
+const PauseId = z.string().min(1).max(MAX_ID_LENGTH).describe('The pause_id returned by ask_human.');
 const WaitSeconds = z
   .number()
   .int()
@@ -108,7 +110,9 @@ const AskHumanInput = {
     .min(1)
     .max(MAX_OPTIONS)
     .optional()
-    .describe('The choices offered, all different; default ["approve", "reject"].'),
+    .describe(
+      `The choices offered, all different; default [${DEFAULT_OPTIONS.map((o) => JSON.stringify(o)).join(', ')}].`,
+    ),
   allow_text: z
     .boolean()
     .optional()
