@@ -49,7 +49,8 @@ import { Timestamp } from './schema-types.js';
 // that span fields or need the clock are newPauseProblems, which createPause
 // runs itself and the callers also run beside the schema's errors
 // (newPauseRules), so that one 400 names every problem; those that need the
-// account are checked while writing.
+// account or the server's set-up (the quota, SMTP, the Slack URL's address)
+// are checked as the pause is planned and written.
 
 const Reviewer = Type.Object(
   {
@@ -60,7 +61,7 @@ const Reviewer = Type.Object(
 );
 const Reviewers = (description: string) => Type.Array(Reviewer, { minItems: 1, maxItems: MAX_REVIEWERS, description });
 const Option = Type.String({ minLength: 1, maxLength: MAX_OPTION_LENGTH });
-/** A span of seconds a pause's lifetime bounds. */
+/** A number of seconds, at most the longest a pause may live. */
 const Seconds = (minimum: number, description: string) =>
   Type.Integer({ minimum, maximum: MAX_EXPIRY_SECONDS, description });
 
