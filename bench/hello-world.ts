@@ -10,7 +10,7 @@
 //   with the service's own schemas, and does nothing else (no key, no token,
 //   no database): what Fastify itself costs for a create request.
 import Fastify from 'fastify';
-import { CreatePause } from '../src/routes/pauses/create.js';
+import { CreatePauseInput } from '../src/actions/create-pause.js';
 import { PauseObject } from '../src/routes/pauses/schemas.js';
 
 const port = Number(process.env.PORT ?? 3001);
@@ -20,7 +20,7 @@ const PAUSE_ID = 'pause_01kmz3k7y4p8v2d6q9w0xr5tyh';
 app.get('/', async () => ({ hello: 'world' }));
 app.post('/bare', async (request) => ({ received: typeof request.body === 'object', id: PAUSE_ID }));
 
-app.post('/pause', { schema: { body: CreatePause, response: { 201: PauseObject } } }, async (request, reply) => {
+app.post('/pause', { schema: { body: CreatePauseInput, response: { 201: PauseObject } } }, async (request, reply) => {
   const body = request.body as { title: string; body?: string; expires_in?: number; metadata?: object };
   const now = new Date();
   const createdAt = now.toISOString();

@@ -1,9 +1,15 @@
 import Type from 'typebox';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
-import { normaliseEmail } from '../domain/email.js';
+import { MAX_EMAIL_LENGTH, normaliseEmail } from '../domain/email.js';
 import type { IssuedSecret, Mode } from '../domain/keys.js';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../domain/passwords.js';
+import {
+  DUMMY_PASSWORD_HASH,
+  hashPassword,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  verifyPassword,
+} from '../domain/passwords.js';
 import { ApiError } from '../errors.js';
 import { createDeveloper, type Developer, findDeveloperByEmail } from '../store/accounts.js';
 import { isUniqueViolation } from '../store/errors.js';
@@ -15,8 +21,8 @@ import { isUniqueViolation } from '../store/errors.js';
 /** An email and a password, as both the API and the console's forms take them. */
 export const Credentials = Type.Object(
   {
-    email: Type.String({ format: 'email', maxLength: 254 }),
-    password: Type.String({ minLength: 10, maxLength: 128 }),
+    email: Type.String({ format: 'email', maxLength: MAX_EMAIL_LENGTH }),
+    password: Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH }),
   },
   { additionalProperties: false, examples: [{ email: 'you@example.com', password: 'a long password' }] },
 );

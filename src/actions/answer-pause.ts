@@ -1,6 +1,7 @@
+import Type from 'typebox';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
-import { answerProblem, currentOutcome, MAX_TEXT_LENGTH, type PauseView } from '../domain/pause.js';
+import { answerProblem, currentOutcome, MAX_OPTION_LENGTH, MAX_TEXT_LENGTH, type PauseView } from '../domain/pause.js';
 import { verifyResponseToken } from '../domain/response-token.js';
 import { ApiError, invalidField } from '../errors.js';
 import { getPause } from '../store/pauses.js';
@@ -12,6 +13,20 @@ import { castVote, respondToPause } from '../store/transitions.js';
 // and the HTML page (/r/{token}). Only the question is ever shown: never
 // metadata, notify targets or anything about the developer; a reviewer sees
 // the vote counts and their own vote, never other reviewers' names or votes.
+
+// A choice longer than any option cannot be one; whether it is one, and
+// whether text is accepted, submitAnswer says.
+const Choice = Type.String({ maxLength: MAX_OPTION_LENGTH });
+const Text = Type.String({ maxLength: MAX_TEXT_LENGTH });
+
+/** An answer as the JSON API takes it (POST /v1/respond/{token}): `text` may be null. */
+export const AnswerInput = Type.Object(
+  { choice: Choice, text: Type.Optional(Type.Union([Text, Type.Null()])) },
+  { additionalProperties: false, examples: [{ choice: 'approve' }] },
+);
+
+/** An answer as a form sends it (the response page): text is never null, and other fields are ignored. */
+export const AnswerFormInput = Type.Object({ choice: Choice, text: Type.Optional(Text) });
 
 /** Who a response link speaks for: anyone holding the pause's shared link, or one named reviewer. */
 export interface Responder {

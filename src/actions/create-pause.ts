@@ -1,10 +1,32 @@
 import type { Kysely } from 'kysely';
+import Type from 'typebox';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { sha256Hex } from '../domain/crypto.js';
+import { MAX_EMAIL_LENGTH } from '../domain/email.js';
+import { MAX_URL_LENGTH } from '../domain/hosts.js';
 import { newId } from '../domain/ids.js';
-import { DEFAULT_EXPIRY_SECONDS, DEFAULT_OPTIONS, MAX_EXPIRY_SECONDS, MAX_METADATA_BYTES } from '../domain/pause.js';
+import {
+  DEFAULT_EXPIRY_SECONDS,
+  DEFAULT_OPTIONS,
+  MAX_BODY_LENGTH,
+  MAX_EXPIRY_SECONDS,
+  MAX_METADATA_BYTES,
+  MAX_NOTIFY_EMAILS,
+  MAX_OPTION_LENGTH,
+  MAX_OPTIONS,
+  MAX_TITLE_LENGTH,
+  MIN_EXPIRY_SECONDS,
+} from '../domain/pause.js';
 import { billingPeriod, quotaOf } from '../domain/plans.js';
+import { formatBytes, formatSeconds } from '../domain/units.js';
+import {
+  DEFAULT_REMIND_MAX,
+  MAX_REMIND_MAX,
+  MAX_REVIEWER_NAME_LENGTH,
+  MAX_REVIEWERS,
+  MIN_REMIND_EVERY_SECONDS,
+} from '../domain/votes.js';
 import { ApiError, type FieldProblem, invalidFields } from '../errors.js';
 import { getDeveloper } from '../store/accounts.js';
 import { isUniqueViolation } from '../store/errors.js';
@@ -18,12 +40,140 @@ import { consumeLivePause } from '../store/usage.js';
 import { type NotifyRequest, planNotifications, planReviewerEmails } from './plan-notifications.js';
 import { planReviewers, type ReviewerFields, reviewerProblems, type Unchecked } from './plan-reviewers.js';
 import { type PresentedPause, presentPause, responseUrl } from './present-pause.js';
+import { Timestamp } from './schema-types.js';
 
 // Creating a pause: the row, its notifications, the live quota and the
-// Idempotency-Key record are written in one transaction. Field shapes and
-// lengths are checked by the caller (the API's request schema); the rules
-// that span fields, and those that need the clock or the account, are here
-// (newPauseProblems, which the API also runs beside its schema's errors).
+// Idempotency-Key record are written in one transaction. What may be asked is
+// CreatePauseInput, each field's shape and length, which every caller checks
+// (the API route as its request schema, MCP with the same checker); the rules
+// that span fields or need the clock are newPauseProblems, which createPause
+// runs itself and the callers also run beside the schema's errors
+// (newPauseRules), so that one 400 names every problem; those that need the
+// account or the server's set-up (the quota, SMTP, the Slack URL's address)
+// are checked as the pause is planned and written.
+
+const Reviewer = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: MAX_EMAIL_LENGTH }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_REVIEWER_NAME_LENGTH })),
+  },
+  { additionalProperties: false },
+);
+const Reviewers = (description: string) => Type.Array(Reviewer, { minItems: 1, maxItems: MAX_REVIEWERS, description });
+const Option = Type.String({ minLength: 1, maxLength: MAX_OPTION_LENGTH });
+/** A number of seconds, at most the longest a pause may live. */
+const Seconds = (minimum: number, description: string) =>
+  Type.Integer({ minimum, maximum: MAX_EXPIRY_SECONDS, description });
+
+/** A new pause as a caller may ask for it; docs/concepts.md, "Pauses", describes each field. */
+export const CreatePauseInput = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: MAX_TITLE_LENGTH }),
+    body: Type.Optional(Type.String({ maxLength: MAX_BODY_LENGTH, description: 'Plain text details.' })),
+    options: Type.Optional(
+      Type.Array(Option, {
+        minItems: 1,
+        maxItems: MAX_OPTIONS,
+        uniqueItems: true,
+        description: `The choices offered; default ${JSON.stringify(DEFAULT_OPTIONS)}.`,
+      }),
+    ),
+    allow_text: Type.Optional(Type.Boolean({ description: 'Offer a free-text box; default false.' })),
+    expires_at: Type.Optional(Timestamp),
+    expires_in: Type.Optional(Seconds(MIN_EXPIRY_SECONDS, 'Seconds.')),
+    timeout_default: Type.Optional(Type.String({ description: 'One of options; the outcome on timeout.' })),
+    metadata: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: `Up to ${formatBytes(MAX_METADATA_BYTES)} as JSON.` }),
+    ),
+    notify: Type.Optional(
+      Type.Object(
+        {
+          email: Type.Optional(
+            Type.Array(Type.String({ format: 'email', maxLength: MAX_EMAIL_LENGTH }), {
+              maxItems: MAX_NOTIFY_EMAILS,
+              uniqueItems: true,
+            }),
+          ),
+          slack_webhook_url: Type.Optional(Type.String({ maxLength: MAX_URL_LENGTH })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    reviewers: Type.Optional(
+      Reviewers('The people who decide, each emailed their own link; emails unique (any case).'),
+    ),
+    quorum: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_REVIEWERS,
+        description: 'Votes one option needs to decide; 1 … number of reviewers, default 1.',
+      }),
+    ),
+    veto: Type.Optional(
+      Type.Array(Option, {
+        maxItems: MAX_OPTIONS,
+        uniqueItems: true,
+        description: 'Options a single vote decides at once, e.g. ["reject"].',
+      }),
+    ),
+    remind_every: Type.Optional(
+      Seconds(MIN_REMIND_EVERY_SECONDS, 'Seconds between reminders to reviewers who have not voted.'),
+    ),
+    remind_max: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_REMIND_MAX,
+        description: `Most reminders per reviewer; default ${DEFAULT_REMIND_MAX}.`,
+      }),
+    ),
+    escalate: Type.Optional(
+      Type.Object(
+        {
+          after: Seconds(1, 'Seconds after creation.'),
+          reviewers: Reviewers('Added, notified and counted towards the quorum if still pending after `after`.'),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    // Named examples for the API reference (/docs); a test posts each one to the service.
+    'x-examples': {
+      deploy: {
+        summary: 'A yes/no question that rejects on timeout',
+        value: {
+          title: 'Deploy v2.4.1 to production?',
+          body: '14 commits, 2 migrations',
+          options: ['approve', 'reject'],
+          allow_text: true,
+          expires_in: 1800,
+          timeout_default: 'reject',
+          metadata: { pipeline: 4711 },
+        },
+      },
+      reviewers: {
+        summary: 'Named reviewers, two of whom must agree',
+        value: {
+          title: 'Refund $1,250 to order 8812?',
+          reviewers: [
+            { email: 'ann@example.com', name: 'Ann' },
+            { email: 'bob@example.com' },
+            { email: 'cy@example.com' },
+          ],
+          quorum: 2,
+          veto: ['reject'],
+          remind_every: 3600,
+          expires_in: 86400,
+          timeout_default: 'reject',
+        },
+      },
+    },
+  },
+);
+
+/** The longest Idempotency-Key a create may carry. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /** What a developer asks for; docs/concepts.md, "Pauses", describes each field. */
 export interface NewPause extends ReviewerFields {
@@ -139,11 +289,19 @@ async function findReplay(
   return new IdempotentReplay(prior.response_status, JSON.parse(prior.response_body));
 }
 
+/** newPauseProblems at the service's clock: the rules a caller runs beside CreatePauseInput's errors. */
+export const newPauseRules =
+  (services: Pick<CreatePauseServices, 'clock'>) =>
+  (request: Unchecked<NewPause>): FieldProblem[] =>
+    newPauseProblems(request, services.clock.now());
+
+const EXPIRES_AT_PROBLEM = `must be between ${formatSeconds(MIN_EXPIRY_SECONDS)} and ${formatSeconds(MAX_EXPIRY_SECONDS)} from now`;
+
 /**
  * Every problem of a new pause that spans fields or needs the clock: those of
- * its reviewer fields too, so one 400 names them all. The API also runs it on a
- * body its schema refused, to list these beside the schema's errors: a rule
- * whose fields are not of their type is left to the schema.
+ * its reviewer fields too, so one 400 names them all. Callers also run it on a
+ * body CreatePauseInput refused, to list these beside the schema's errors: a
+ * rule whose fields are not of their type is left to the schema.
  */
 export function newPauseProblems(request: Unchecked<NewPause>, now: Date): FieldProblem[] {
   const problems: FieldProblem[] = [];
@@ -153,8 +311,12 @@ export function newPauseProblems(request: Unchecked<NewPause>, now: Date): Field
     problems.push({ field: 'expires_in', problem: 'cannot be given together with expires_at' });
   } else if (typeof expiresAt === 'string') {
     expiresInMs = Date.parse(expiresAt) - now.getTime();
-    if (Number.isNaN(expiresInMs) || expiresInMs < 1000 || expiresInMs > MAX_EXPIRY_SECONDS * 1000) {
-      problems.push({ field: 'expires_at', problem: 'must be between 1 second and 30 days from now' });
+    if (
+      Number.isNaN(expiresInMs) ||
+      expiresInMs < MIN_EXPIRY_SECONDS * 1000 ||
+      expiresInMs > MAX_EXPIRY_SECONDS * 1000
+    ) {
+      problems.push({ field: 'expires_at', problem: EXPIRES_AT_PROBLEM });
     }
   } else if (typeof expiresIn === 'number') {
     expiresInMs = expiresIn * 1000;
@@ -165,7 +327,7 @@ export function newPauseProblems(request: Unchecked<NewPause>, now: Date): Field
   }
   if (typeof request.metadata === 'object' && request.metadata !== null) {
     if (Buffer.byteLength(JSON.stringify(request.metadata)) > MAX_METADATA_BYTES) {
-      problems.push({ field: 'metadata', problem: 'must be at most 16 KiB as JSON' });
+      problems.push({ field: 'metadata', problem: `must be at most ${formatBytes(MAX_METADATA_BYTES)} as JSON` });
     }
   }
   const optionList = Array.isArray(options) ? options.filter((o): o is string => typeof o === 'string') : [];

@@ -1,9 +1,17 @@
+import Type, { type Static } from 'typebox';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { EVENT_TYPES } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import { seal } from '../domain/sealed.js';
-import { MAX_WEBHOOKS, MIN_WEBHOOK_SECRET_LENGTH } from '../domain/webhooks.js';
+import {
+  MAX_EVENT_TYPE_INPUT_LENGTH,
+  MAX_WEBHOOK_EVENTS_INPUT,
+  MAX_WEBHOOK_SECRET_LENGTH,
+  MAX_WEBHOOK_URL_INPUT_LENGTH,
+  MAX_WEBHOOKS,
+  MIN_WEBHOOK_SECRET_LENGTH,
+} from '../domain/webhooks.js';
 import { ApiError, notFound } from '../errors.js';
 import { checkWebhookUrl } from '../net/address-policy.js';
 import {
@@ -33,11 +41,37 @@ import { requeueAndWake } from './requeue.js';
 /** A webhook as its owner sees it: never its secret. */
 export type OwnedWebhook = Omit<WebhooksTable, 'secret_sealed' | 'developer_id'>;
 
-export interface WebhookRegistration {
-  url: string;
-  events: string[];
-  secret: string;
-}
+/**
+ * A webhook as a caller may register it: types and outer bounds only. The
+ * rules themselves are checked in registerWebhook, so each failure gets its
+ * own code (invalid_webhook_url, invalid_events, invalid_secret).
+ */
+export const RegisterWebhookInput = Type.Object(
+  {
+    url: Type.String({
+      maxLength: MAX_WEBHOOK_URL_INPUT_LENGTH,
+      description:
+        'https:// and public; private addresses are refused, except networks in WEBHOOK_ALLOWED_NETWORKS. localhost stands for 127.0.0.1 and ::1 (never looked up) and is admitted when the allowlist admits either.',
+    }),
+    events: Type.Array(Type.String({ maxLength: MAX_EVENT_TYPE_INPUT_LENGTH }), { maxItems: MAX_WEBHOOK_EVENTS_INPUT }),
+    secret: Type.String({
+      maxLength: MAX_WEBHOOK_SECRET_LENGTH,
+      description: `At least ${MIN_WEBHOOK_SECRET_LENGTH} characters; signs every delivery.`,
+    }),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        url: 'https://hooks.example.com/pausepoint',
+        events: ['pause.responded', 'pause.timed_out', 'pause.cancelled'],
+        secret: 'whsec_6f1d0c9b2a7e4f58b3c1d2e9',
+      },
+    ],
+  },
+);
+
+export type WebhookRegistration = Static<typeof RegisterWebhookInput>;
 
 /**
  * Registers a webhook for the owner after checking the events, the secret,

@@ -1,3 +1,4 @@
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../domain/passwords.js';
 import type { ApiError } from '../errors.js';
 
 // Reading the console's forms (application/x-www-form-urlencoded, parsed by
@@ -16,7 +17,8 @@ export function formMessage(error: ApiError): string {
     const names = new Set(fields.map((f) => f.field));
     const parts: string[] = [];
     if (names.has('email')) parts.push('Enter a valid email address.');
-    if (names.has('password')) parts.push('The password must be 10 to 128 characters long.');
+    if (names.has('password'))
+      parts.push(`The password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long.`);
     if (parts.length > 0) return parts.join(' ');
   }
   return error.message;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Credentials, registerDeveloper } from '../actions/accounts.js';
 import { startConsoleSession } from '../actions/console-sessions.js';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../domain/passwords.js';
 import { ApiError } from '../errors.js';
 import { bodyChecker } from '../http/validation.js';
 import { field, formMessage } from './forms.js';
@@ -30,12 +31,12 @@ function SignUpPage({ email, error }: { email?: string; error?: string }) {
             type="password"
             autocomplete="new-password"
             required
-            minlength={10}
-            maxlength={128}
+            minlength={MIN_PASSWORD_LENGTH}
+            maxlength={MAX_PASSWORD_LENGTH}
             aria-describedby="password-hint"
           />
           <p class="hint" id="password-hint">
-            At least 10 characters.
+            {`At least ${MIN_PASSWORD_LENGTH} characters.`}
           </p>
         </div>
         <button type="submit" class="primary wide">

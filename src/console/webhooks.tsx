@@ -10,7 +10,7 @@ import { safeEqual } from '../domain/crypto.js';
 import { EVENT_TYPES, type EventType } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
-import { MAX_WEBHOOKS, newWebhookSecret } from '../domain/webhooks.js';
+import { MAX_WEBHOOK_URL_INPUT_LENGTH, MAX_WEBHOOKS, newWebhookSecret } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
 import { csrfTokenFor } from '../web/session.js';
 import { field } from './forms.js';
@@ -142,7 +142,7 @@ function WebhooksPage({ signedIn, mode, formId, webhooks, form, created, notice 
               name="url"
               type="url"
               required
-              maxlength={4096}
+              maxlength={MAX_WEBHOOK_URL_INPUT_LENGTH}
               value={form.url}
               placeholder="https://example.com/hooks/pausepoint"
               aria-describedby="url-hint"

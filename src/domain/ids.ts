@@ -20,6 +20,9 @@ export type IdPrefix =
   | 'ntf'
   | 'bill';
 
+/** The longest id a request may name (ours are at most 32 characters): a longer one is refused unread. */
+export const MAX_ID_LENGTH = 64;
+
 export function newId(prefix: IdPrefix, now = Date.now()): string {
   let time = '';
   for (let rest = now, i = 0; i < 10; i++, rest = Math.floor(rest / 32)) {

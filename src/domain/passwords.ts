@@ -6,6 +6,10 @@ import { safeEqual } from './crypto.js';
 const COST = { N: 16384, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
+/** The shortest and the longest password an account may have, in characters. */
+export const MIN_PASSWORD_LENGTH = 10;
+export const MAX_PASSWORD_LENGTH = 128;
+
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scrypt(password, salt, KEY_LENGTH, { ...options, maxmem: 64 * 1024 * 1024 }, (error, key) =>

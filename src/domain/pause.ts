@@ -45,8 +45,11 @@ export function currentOutcome(row: StoredOutcome): PauseView {
   return { status: row.status, response: null };
 }
 
+/** How soon and how late a pause may expire, in seconds from its creation. */
+export const MIN_EXPIRY_SECONDS = 1;
 export const MAX_EXPIRY_SECONDS = 30 * 24 * 60 * 60;
 export const DEFAULT_EXPIRY_SECONDS = 24 * 60 * 60;
+/** The most bytes a pause's metadata may take as JSON. */
 export const MAX_METADATA_BYTES = 16 * 1024;
 export const DEFAULT_OPTIONS = ['approve', 'reject'];
 /** The longest title (the question) and body (its details), in characters. */
@@ -57,6 +60,8 @@ export const MAX_OPTIONS = 10;
 export const MAX_OPTION_LENGTH = 100;
 /** The most characters a human's free-text answer may have. */
 export const MAX_TEXT_LENGTH = 10_000;
+/** The most addresses a pause's `notify.email` may list. */
+export const MAX_NOTIFY_EMAILS = 10;
 
 /** Why an answer does not fit a pause's question: the field and what is wrong with it. */
 export interface AnswerProblem {

@@ -14,6 +14,8 @@ export function decides(rules: VoteRules, choice: string, votesForChoice: number
 
 /** The most reviewers a pause may name at creation, and the most its escalation may add. */
 export const MAX_REVIEWERS = 20;
+/** The longest name a reviewer may be greeted by, in characters. */
+export const MAX_REVIEWER_NAME_LENGTH = 100;
 export const MIN_REMIND_EVERY_SECONDS = 60;
 export const DEFAULT_REMIND_MAX = 3;
 export const MAX_REMIND_MAX = 10;

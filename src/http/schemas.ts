@@ -3,7 +3,7 @@ import Type from 'typebox';
 // Schemas shared by several routes. They validate requests, shape responses
 // and become the OpenAPI document.
 
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
+export { Timestamp } from '../actions/schema-types.js';
 
 export const ErrorBody = Type.Object(
   {

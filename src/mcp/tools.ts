@@ -2,13 +2,18 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import { MAX_ID_LENGTH } from '../domain/ids.js';
 import {
+  DEFAULT_EXPIRY_SECONDS,
+  DEFAULT_OPTIONS,
   MAX_BODY_LENGTH,
   MAX_EXPIRY_SECONDS,
   MAX_OPTION_LENGTH,
   MAX_OPTIONS,
   MAX_TITLE_LENGTH,
+  MIN_EXPIRY_SECONDS,
 } from '../domain/pause.js';
+import { formatSeconds } from '../domain/units.js';
 import { MAX_REVIEWERS } from '../domain/votes.js';
 import { type NewQuestion, type Question, QuestionError, type Questions } from './questions.js';
 
@@ -78,7 +83,7 @@ const PendingQuestion = z.object({
   created_at: z.string(),
 });
 
-const PauseId = z.string().min(1).max(64).describe('The pause_id returned by ask_human.');
+const PauseId = z.string().min(1).max(MAX_ID_LENGTH).describe('The pause_id returned by ask_human.');
 const WaitSeconds = z
   .number()
   .int()
@@ -105,7 +110,9 @@ const AskHumanInput = {
     .min(1)
     .max(MAX_OPTIONS)
     .optional()
-    .describe('The choices offered, all different; default ["approve", "reject"].'),
+    .describe(
+      `The choices offered, all different; default [${DEFAULT_OPTIONS.map((o) => JSON.stringify(o)).join(', ')}].`,
+    ),
   allow_text: z
     .boolean()
     .optional()
@@ -133,10 +140,12 @@ const AskHumanInput = {
   expires_in: z
     .number()
     .int()
-    .min(1)
+    .min(MIN_EXPIRY_SECONDS)
     .max(MAX_EXPIRY_SECONDS)
     .optional()
-    .describe('Seconds until the question expires; default 86400 (24 hours), at most 30 days.'),
+    .describe(
+      `Seconds until the question expires; default ${DEFAULT_EXPIRY_SECONDS} (${formatSeconds(DEFAULT_EXPIRY_SECONDS)}), at most ${formatSeconds(MAX_EXPIRY_SECONDS)}.`,
+    ),
   timeout_default: z
     .string()
     .optional()

@@ -16,7 +16,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { Cidr } from '../config.js';
-import { isLocalhostName } from '../domain/hosts.js';
+import { isLocalhostName, MAX_URL_LENGTH } from '../domain/hosts.js';
 
 export type Resolver = (host: string) => Promise<string[]>;
 
@@ -33,8 +33,6 @@ export interface UrlCheckOptions {
   /** Give up on a look-up after this long (default 5000 ms). */
   resolveTimeoutMs?: number;
 }
-
-export const MAX_URL_LENGTH = 2048;
 
 /** The addresses `localhost` and `*.localhost` stand for; they are never looked up (RFC 6761). */
 export const LOOPBACK_ADDRESSES: readonly string[] = ['127.0.0.1', '::1'];

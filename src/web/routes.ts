@@ -2,8 +2,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { findResponder, questionFor, type Responder, submitAnswer } from '../actions/answer-pause.js';
-import { MAX_TEXT_LENGTH } from '../domain/pause.js';
+import { AnswerFormInput, findResponder, questionFor, type Responder, submitAnswer } from '../actions/answer-pause.js';
 import { ApiError } from '../errors.js';
 import { PAGE_CSS, PAGE_JS } from './assets.js';
 import { type PageState, renderErrorPage, renderNotFoundPage, renderQuestionPage } from './page.js';
@@ -131,10 +130,7 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         hide: true,
         params: TokenParams,
-        body: Type.Object({
-          choice: Type.String({ maxLength: 100 }),
-          text: Type.Optional(Type.String({ maxLength: MAX_TEXT_LENGTH })),
-        }),
+        body: AnswerFormInput,
       },
       onRequest: limitByAddress,
       // Errors come back as the page with a message, never as JSON.

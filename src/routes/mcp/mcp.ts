@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import Type from 'typebox';
+import { formatSeconds } from '../../domain/units.js';
 import { ApiError } from '../../errors.js';
 import { chargeMoreRequests, keyHolderOf } from '../../http/auth.js';
 import { commonHeaders } from '../../http/headers.js';
 import { errorResponses } from '../../http/schemas.js';
-import { createMcpServer } from '../../mcp/tools.js';
+import { createMcpServer, MAX_TOOL_WAIT_SECONDS } from '../../mcp/tools.js';
 import { LocalQuestions } from './questions.js';
 
 // MCP over Streamable HTTP at /mcp, stateless: each POST gets a server and a
@@ -37,7 +38,7 @@ const McpSchema = {
     'Streamable HTTP, stateless: POST one JSON-RPC message or a batch, with `Accept: application/json, ' +
     'text/event-stream` and an API key (test or live; a login session is refused). The answer is a ' +
     '`text/event-stream` carrying the JSON-RPC response (202 with no body for notifications alone). A tool ' +
-    'call waits at most 55 seconds, then answers `pending` with the pause to wait on again. Each message of ' +
+    `call waits at most ${formatSeconds(MAX_TOOL_WAIT_SECONDS)}, then answers \`pending\` with the pause to wait on again. Each message of ` +
     "a batch counts against the key's rate limit, and the waits count against MAX_WAITS_PER_KEY like " +
     'long-polls. GET and DELETE are `405`: there are no sessions. The key, rate limit and body caps answer ' +
     "with the API's errors; past them, a request MCP cannot take (a missing `Accept`, a message that is not " +

@@ -1,18 +1,23 @@
 import type { Static } from 'typebox';
 import { cancelOwnedPause } from '../../actions/cancel-pause.js';
-import { type CreatePauseServices, createPause, IdempotentReplay } from '../../actions/create-pause.js';
+import {
+  CreatePauseInput,
+  type CreatePauseServices,
+  createPause,
+  IdempotentReplay,
+  newPauseRules,
+} from '../../actions/create-pause.js';
 import { listOwnedPauses, readOwnedPause } from '../../actions/read-pauses.js';
 import { ApiError } from '../../errors.js';
 import { bodyChecker } from '../../http/validation.js';
 import { type NewQuestion, type Question, QuestionError, type Questions } from '../../mcp/questions.js';
 import type { Owner } from '../../store/pauses.js';
-import { CreatePause, crossFieldRules } from '../pauses/create.js';
 
 // The MCP tools' questions in the service itself (/mcp): the same actions as
 // the API, for the key's owner and mode, with the create checked against the
-// API's own request schema, so an MCP call meets exactly the API's rules.
+// action's input schema, as the API checks it, so an MCP call meets exactly the API's rules.
 
-const checkCreate = bodyChecker<Static<typeof CreatePause>>(CreatePause);
+const checkCreate = bodyChecker<Static<typeof CreatePauseInput>>(CreatePauseInput);
 
 export class LocalQuestions implements Questions {
   /** `waiter`: the API key, whose concurrent waits are capped as the long-poll's are. */
@@ -28,7 +33,7 @@ export class LocalQuestions implements Questions {
       const created = await createPause(
         this.services,
         this.owner,
-        checkCreate(question, crossFieldRules(this.services)),
+        checkCreate(question, newPauseRules(this.services)),
         undefined,
       );
       return created instanceof IdempotentReplay ? created.pause : created;

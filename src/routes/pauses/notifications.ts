@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { readOwnedNotification, resendNotification } from '../../actions/notifications.js';
 import { presentNotification } from '../../actions/present-pause.js';
+import { MAX_ID_LENGTH } from '../../domain/ids.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 import { NotificationFields } from './schemas.js';
@@ -20,8 +21,8 @@ const RenderedNotification = Type.Object({
 });
 
 const NotificationParams = Type.Object({
-  id: Type.String({ maxLength: 64 }),
-  notification_id: Type.String({ maxLength: 64 }),
+  id: Type.String({ maxLength: MAX_ID_LENGTH }),
+  notification_id: Type.String({ maxLength: MAX_ID_LENGTH }),
 });
 
 export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { MAX_WAIT_SECONDS } from '../../actions/long-poll.js';
 import { listOwnedPauses, readOwnedPause } from '../../actions/read-pauses.js';
+import { MAX_ID_LENGTH } from '../../domain/ids.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import type { Owner } from '../../store/pauses.js';
@@ -61,7 +62,7 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
             status: Type.Optional(PauseStatusSchema),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
             starting_after: Type.Optional(
-              Type.String({ maxLength: 64, description: 'A pause id: the page after it.' }),
+              Type.String({ maxLength: MAX_ID_LENGTH, description: 'A pause id: the page after it.' }),
             ),
           },
           { additionalProperties: false },

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import type { PresentedNotification, PresentedPause, PresentedReviewer } from '../../actions/present-pause.js';
+import { MAX_ID_LENGTH } from '../../domain/ids.js';
 import { ModeSchema, Timestamp } from '../../http/schemas.js';
 
 export const PauseStatusSchema = Type.Union([
@@ -75,7 +76,7 @@ export const NotificationFields = {
 };
 const NotificationSchema = Type.Object(NotificationFields);
 
-export const PauseIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const PauseIdParams = Type.Object({ id: Type.String({ maxLength: MAX_ID_LENGTH }) });
 
 export const PauseObject = Type.Object({
   id: Type.String(),

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { questionFor, responderFor, submitAnswer } from '../../actions/answer-pause.js';
-import { MAX_TEXT_LENGTH } from '../../domain/pause.js';
+import { AnswerInput, questionFor, responderFor, submitAnswer } from '../../actions/answer-pause.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 import { OwnVoteSchema, PauseStatusSchema, ResponseSchema } from '../pauses/schemas.js';
 
@@ -24,14 +23,6 @@ const QuestionSchema = Type.Object({
   ),
   your_vote: Type.Optional(OwnVoteSchema),
 });
-
-const Answer = Type.Object(
-  {
-    choice: Type.String({ maxLength: 100 }),
-    text: Type.Optional(Type.Union([Type.String({ maxLength: MAX_TEXT_LENGTH }), Type.Null()])),
-  },
-  { additionalProperties: false, examples: [{ choice: 'approve' }] },
-);
 
 const Answered = Type.Object({
   status: PauseStatusSchema,
@@ -75,7 +66,7 @@ export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['respond'],
         security: [],
         params: TokenParams,
-        body: Answer,
+        body: AnswerInput,
         response: { 200: Answered, ...errorResponses(400, 404, 409, 410) },
       },
     },

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { listWebhookDeliveries, redeliver } from '../../actions/webhooks.js';
+import { MAX_ID_LENGTH } from '../../domain/ids.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { DeliveryObject, presentDelivery, WebhookIdParams } from './schemas.js';
@@ -23,7 +24,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: Type.Object(
           {
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-            starting_after: Type.Optional(Type.String({ maxLength: 64 })),
+            starting_after: Type.Optional(Type.String({ maxLength: MAX_ID_LENGTH })),
           },
           { additionalProperties: false },
         ),
@@ -50,8 +51,8 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Re-queues a failed delivery and answers it as re-queued: status `pending`, attempts 0, next_attempt_at now, completed_at null (the last status code and error kept). The workers are woken at once, so the delivery may already have been sent when the answer arrives; list the deliveries to follow it. 409 `delivery_not_failed` for a delivery that has not failed.',
         tags: ['webhooks'],
         params: Type.Object({
-          webhook_id: Type.String({ maxLength: 64 }),
-          delivery_id: Type.String({ maxLength: 64 }),
+          webhook_id: Type.String({ maxLength: MAX_ID_LENGTH }),
+          delivery_id: Type.String({ maxLength: MAX_ID_LENGTH }),
         }),
         response: { 200: DeliveryObject, ...errorResponses(401, 404, 409) },
       },

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { MAX_ID_LENGTH } from '../../domain/ids.js';
 import { ModeSchema, Timestamp } from '../../http/schemas.js';
 import type { DeliveriesTable, WebhooksTable } from '../../store/schema.js';
 
@@ -28,7 +29,7 @@ export const DeliveryObject = Type.Object({
   completed_at: Type.Union([Timestamp, Type.Null()]),
 });
 
-export const WebhookIdParams = Type.Object({ webhook_id: Type.String({ maxLength: 64 }) });
+export const WebhookIdParams = Type.Object({ webhook_id: Type.String({ maxLength: MAX_ID_LENGTH }) });
 
 export function presentWebhook(row: Omit<WebhooksTable, 'secret_sealed' | 'developer_id'>) {
   return {

@@ -1,33 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { listOwnedWebhooks, registerWebhook, removeOwnedWebhook } from '../../actions/webhooks.js';
+import {
+  listOwnedWebhooks,
+  RegisterWebhookInput,
+  registerWebhook,
+  removeOwnedWebhook,
+} from '../../actions/webhooks.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { presentWebhook, WebhookIdParams, WebhookObject } from './schemas.js';
-
-// Types only: the rules themselves are checked in registerWebhook, so each
-// failure gets its own code (invalid_webhook_url, invalid_events, invalid_secret).
-const RegisterWebhook = Type.Object(
-  {
-    url: Type.String({
-      maxLength: 4096,
-      description:
-        'https:// and public; private addresses are refused, except networks in WEBHOOK_ALLOWED_NETWORKS. localhost stands for 127.0.0.1 and ::1 (never looked up) and is admitted when the allowlist admits either.',
-    }),
-    events: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 16 }),
-    secret: Type.String({ maxLength: 1024, description: 'At least 16 characters; signs every delivery.' }),
-  },
-  {
-    additionalProperties: false,
-    examples: [
-      {
-        url: 'https://hooks.example.com/pausepoint',
-        events: ['pause.responded', 'pause.timed_out', 'pause.cancelled'],
-        secret: 'whsec_6f1d0c9b2a7e4f58b3c1d2e9',
-      },
-    ],
-  },
-);
 
 const WebhookList = Type.Object({
   object: Type.Literal('list'),
@@ -46,7 +27,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Subscribes an https URL on a public address to pause events; every delivery is signed with `secret`.',
         tags: ['webhooks'],
-        body: RegisterWebhook,
+        body: RegisterWebhookInput,
         response: { 201: WebhookObject, ...errorResponses(400, 401) },
       },
     },
