@@ -11,9 +11,7 @@ export const BATCH_SIZE = 100;
 export const MAX_SLEEP_MS = 1000;
 const MIN_SLEEP_MS = 20;
 
-export function followUpReviewersTick(
-  services: Pick<ServiceContext, 'store' | 'clock' | 'signals' | 'keys' | 'publicBaseUrl'>,
-) {
+export function followUpReviewersTick(services: Pick<ServiceContext, 'store' | 'clock' | 'keys' | 'publicBaseUrl'>) {
   const { store, clock } = services;
   return async (): Promise<number> => {
     while ((await followUpReviewers(services, BATCH_SIZE)) >= BATCH_SIZE) {

@@ -24,7 +24,7 @@ export class Worker {
       this.loops.push(new Loop('index-titles', indexTitlesTick(services), services.logger));
     }
     // Deliveries or notifications were written: start them now, not at the next poll.
-    services.signals.onQueued(() => {
+    services.store.wakeUps.workQueued.on(() => {
       deliveries.wake();
       notifications.wake();
     });

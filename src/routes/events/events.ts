@@ -30,7 +30,7 @@ const EventList = Type.Object({
 });
 
 export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, signals } = app.services;
+  const { store, waiters } = app.services;
 
   app.get(
     '/events',
@@ -66,14 +66,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
       const { rows, hasMore } = await longPollWithinCap(
-        { slots: signals, holder: holder.credentialHash, max: app.services.config.maxWaitsPerKey },
+        { slots: waiters, holder: holder.credentialHash, max: app.services.config.maxWaitsPerKey },
         {
           waitSeconds: request.query.wait ?? 0,
           read: () => listEvents(store, holder, { since: since?.toISOString(), limit }),
           isDone: (page) => page.rows.length > 0,
           // Any change may be an event of this account; re-read at least every RECHECK_MS.
-          wake: (_page, ms, signal) => signals.waitAny(Math.min(ms, RECHECK_MS), signal),
-          isClosed: () => signals.isClosed,
+          wake: (_page, ms, signal) => waiters.waitAny(Math.min(ms, RECHECK_MS), signal),
+          isClosed: () => waiters.isClosed,
           signal: gone.signal,
         },
       );
