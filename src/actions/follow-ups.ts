@@ -2,7 +2,14 @@ import type { Kysely } from 'kysely';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { getDeveloper } from '../store/accounts.js';
-import { type DueFollowUp, dueFollowUps, type FollowUp, takeEscalation, takeReminder } from '../store/follow-ups.js';
+import {
+  type DueFollowUp,
+  dueFollowUps,
+  type FollowUp,
+  nextFollowUp,
+  takeEscalation,
+  takeReminder,
+} from '../store/follow-ups.js';
 import { insertNotifications } from '../store/notifications.js';
 import { insertReviewers } from '../store/reviewers.js';
 import type { Database } from '../store/schema.js';
@@ -13,8 +20,29 @@ import { newReviewer, type StoredEscalation } from './plan-reviewers.js';
 // Reminders to reviewers who have not voted, and escalation to more
 // reviewers, as they fall due. Each is taken and its emails written in one
 // transaction (the emails then go out through the outbox, with its retries).
+// The worker runs followUpReviewersTick: it takes the due ones from their
+// indexes in batches, then sleeps until the next falls due, never longer than
+// MAX_SLEEP_MS, so one scheduled by another instance is still caught within it.
+// When they fall due is decided at creation (plan-reviewers.ts); their store
+// part is src/store/follow-ups.ts.
+
+export const BATCH_SIZE = 100;
+export const MAX_SLEEP_MS = 1000;
+const MIN_SLEEP_MS = 20;
 
 export type FollowUpServices = Pick<ServiceContext, 'store' | 'clock' | 'keys' | 'publicBaseUrl'>;
+
+export function followUpReviewersTick(services: FollowUpServices) {
+  const { store, clock } = services;
+  return async (): Promise<number> => {
+    while ((await followUpReviewers(services, BATCH_SIZE)) >= BATCH_SIZE) {
+      // a full batch of either kind: more may be due
+    }
+    const next = await nextFollowUp(store);
+    if (next === null) return MAX_SLEEP_MS;
+    return Math.min(MAX_SLEEP_MS, Math.max(MIN_SLEEP_MS, Date.parse(next) - clock.now().getTime()));
+  };
+}
 
 /** Sends up to `limit` due follow-ups of each kind; returns how many were due. */
 export async function followUpReviewers(services: FollowUpServices, limit: number): Promise<number> {

@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import type { Mode } from '../domain/keys.js';
-import { type KeySummary, rotateKey } from '../store/accounts.js';
+import { type KeySummary, listKeys, rotateKey } from '../store/accounts.js';
 
 // Rotating an API key, for POST /v1/auth/keys/rotate and the console's keys
 // page alike: the store replaces the key (only if it is still the one the
@@ -22,3 +22,7 @@ export async function rotateDeveloperKey(
 ): Promise<RotatedKey | null> {
   return rotateKey(services.store, { ...input, now: isoTime(services.clock.now()) });
 }
+
+/** The developer's keys, by their first characters (the plaintext is never kept). */
+export const keysOf = (services: Pick<ServiceContext, 'store'>, developerId: string): Promise<KeySummary[]> =>
+  listKeys(services.store, developerId);

@@ -1,10 +1,10 @@
+import { deliverWebhooksTick } from '../actions/deliveries.js';
+import { expirePausesTick } from '../actions/expiry.js';
+import { followUpReviewersTick } from '../actions/follow-ups.js';
+import { indexTitlesTick } from '../actions/index-titles.js';
+import { sendNotificationsTick } from '../actions/send-notifications.js';
 import type { ServiceContext } from '../context.js';
-import { deliverWebhooksTick } from './deliver-webhooks.js';
-import { expirePausesTick } from './expire-pauses.js';
-import { followUpReviewersTick } from './follow-up-reviewers.js';
-import { indexTitlesTick } from './index-titles.js';
 import { Loop } from './loop.js';
-import { sendNotificationsTick } from './send-notifications.js';
 
 /** The background work of an instance (ROLE=all or worker). */
 export class Worker {
