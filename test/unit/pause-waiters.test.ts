@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { insertDeveloper, pendingPauseRow } from '../../bench/lib/pauses.js';
+import { systemClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { PauseWaiters } from '../../src/signals.js';
 import { migrateToLatest, openStore, type Store } from '../../src/store/store.js';
+import { cancelPause, respondToPause } from '../../src/store/transitions.js';
 
 // The waiter registry in PauseWaiters: waiters parked per pause id, woken by
 // a wake-up for their pause, by the one shared re-check that reads every
@@ -156,4 +158,35 @@ it('counts each holder’s wait slots up to the cap, and frees one when its wait
   releases[1]?.();
   other?.();
   expect(waiters.waitSlotsHeld).toBe(0);
+});
+
+// A write owns its wake-ups: a transition wakes its pause's waiters once it
+// commits, with nobody above the store signalling. These waiters re-check
+// once an hour, so whatever wakes them is the wake-up itself.
+
+it('a transition wakes its pause’s waiters once it commits, with nobody signalling, and no one else’s', async () => {
+  const hourly = new PauseWaiters(store, createLogger('silent'), HOUR);
+  await addPauses(['pause_a', 'pause_b']);
+  const a = hourly.waitForPause('pause_a', HOUR);
+  const b = hourly.waitForPause('pause_b', HOUR);
+  const now = new Date().toISOString();
+  expect(await respondToPause(store, { pauseId: 'pause_a', choice: 'approve', text: null, now })).not.toBeNull();
+  expect(await settled(a)).toBe(true);
+  expect(await settled(b)).toBe(false);
+  const cancel = { pauseId: 'pause_b', developerId: 'dev_1', mode: 'test' as const, clock: systemClock };
+  expect(await cancelPause(store, cancel)).not.toBeNull();
+  expect(await settled(b)).toBe(true);
+  expect(hourly.waiterCount).toBe(0);
+  hourly.close();
+});
+
+it('a transition that changes nothing wakes nobody', async () => {
+  const hourly = new PauseWaiters(store, createLogger('silent'), HOUR);
+  await addPauses(['pause_a']);
+  const a = hourly.waitForPause('pause_a', HOUR);
+  const now = new Date().toISOString();
+  expect(await respondToPause(store, { pauseId: 'pause_a', choice: 'not an option', text: null, now })).toBeNull();
+  expect(await settled(a)).toBe(false);
+  hourly.close();
+  await a;
 });
