@@ -14,7 +14,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '../src/logger.js';
-import { PauseSignals } from '../src/signals.js';
+import { PauseWaiters } from '../src/signals.js';
 import { migrateToLatest, openStore } from '../src/store/store.js';
 import { checkFlags, numberFlag, parseFlags, runBenchmark, tempDir } from './lib/harness.js';
 import { insertDeveloper, insertPausesDirectly, openBenchStore } from './lib/pauses.js';
@@ -288,7 +288,7 @@ async function longPolls(setup: Setup, count: number): Promise<Held> {
 /** The time of one shared re-check round with `waiters` waiting on as many pending pauses. */
 async function recheckRound(waiters: number): Promise<{ median: number; max: number }> {
   const store = openStore({ kind: 'sqlite', path: `${tempDir('pausepoint-recheck')}/recheck.db` });
-  const signals = new PauseSignals(store, createLogger('silent'));
+  const pauseWaiters = new PauseWaiters(store, createLogger('silent'));
   try {
     await migrateToLatest(store);
     await insertDeveloper(store, 'dev_bench');
@@ -300,18 +300,18 @@ async function recheckRound(waiters: number): Promise<{ median: number; max: num
       count: waiters,
       keepIds: true,
     });
-    const waits = ids.map((id) => signals.waitForPause(id, 600_000));
+    const waits = ids.map((id) => pauseWaiters.waitForPause(id, 600_000));
     const times: number[] = [];
     for (let round = 0; round < 10; round++) {
       const started = performance.now();
-      await signals.recheck();
+      await pauseWaiters.recheck();
       times.push(performance.now() - started);
     }
-    await signals.close();
+    pauseWaiters.close();
     await Promise.all(waits);
     return { median: percentile(times, 50), max: Math.max(...times) };
   } finally {
-    await signals.close();
+    pauseWaiters.close();
     await store.close();
   }
 }

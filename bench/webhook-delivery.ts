@@ -43,9 +43,9 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Agent, request } from 'undici';
+import { BATCH_SIZE } from '../src/actions/deliveries.js';
 import type { DeliveriesTable } from '../src/store/schema.js';
 import type { Store } from '../src/store/store.js';
-import { BATCH_SIZE } from '../src/worker/deliver-webhooks.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../test/helpers/https-receiver.js';
 import { summariseProfiles } from './lib/cpu-profile.js';
 import { checkFlags, numberFlag, onCleanup, parseFlags, runBenchmark, tempDir } from './lib/harness.js';
@@ -239,7 +239,7 @@ async function setNextAttempt(store: Store, at: string): Promise<void> {
 
 const parkDeliveries = (store: Store) => setNextAttempt(store, PARKED_UNTIL);
 
-/** A real stored delivery body and the headers the worker sends with it (src/worker/deliver-webhooks.ts). */
+/** A real stored delivery body and the headers the worker sends with it (src/actions/deliveries.ts). */
 async function sampleDelivery(setup: Setup): Promise<{ body: string; headers: Record<string, string> }> {
   const row = await setup.store.db
     .selectFrom('deliveries')

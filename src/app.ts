@@ -101,7 +101,7 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
     }
     // While shutting down, every answer ends its connection: a kept-alive
     // socket (e.g. of a long-poll answered at shutdown) would hold close() open.
-    if (services.signals.isClosed) reply.header('connection', 'close');
+    if (services.waiters.isClosed) reply.header('connection', 'close');
   });
 
   await installApiReference(app);

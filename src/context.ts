@@ -6,7 +6,7 @@ import type { Mailer } from './messages/mailer.js';
 import type { Metrics } from './metrics.js';
 import type { SafeClient } from './net/safe-client.js';
 import type { ServiceKeys } from './secrets.js';
-import type { PauseSignals } from './signals.js';
+import type { PauseWaiters, WakeUpListener } from './signals.js';
 import type { Store } from './store/store.js';
 
 /**
@@ -19,7 +19,10 @@ export interface ServiceContext {
   clock: Clock;
   keys: ServiceKeys;
   logger: Logger;
-  signals: PauseSignals;
+  /** The long-polls waiting here on a pause or on any change, and the cap on waits per key. */
+  waiters: PauseWaiters;
+  /** Other instances' wake-ups (PostgreSQL LISTEN), and whether key rotations elsewhere are heard. */
+  wakeUpListener: WakeUpListener;
   /** Email through SMTP; undefined when SMTP_URL and EMAIL_FROM are not set. */
   mailer: Mailer | undefined;
   /** The one SSRF-safe client for every outbound request. */

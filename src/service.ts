@@ -9,7 +9,7 @@ import { createMailer } from './messages/mailer.js';
 import { Metrics } from './metrics.js';
 import { createSafeClient } from './net/safe-client.js';
 import { deriveServiceKeys, resolveMasterSecret } from './secrets.js';
-import { PauseSignals } from './signals.js';
+import { PauseWaiters, WakeUpListener } from './signals.js';
 import { migrateToLatest, openStore, type Store } from './store/store.js';
 import { Worker } from './worker/worker.js';
 
@@ -49,8 +49,9 @@ export async function startService(
         'WEBHOOK_ALLOWED_NETWORKS exempts these networks from the public-address rule',
       );
     }
-    const signals = new PauseSignals(store, logger);
-    await signals.start();
+    const wakeUpListener = new WakeUpListener(store, logger);
+    await wakeUpListener.start();
+    const waiters = new PauseWaiters(store, logger);
     const clock = options.clock ?? systemClock;
     const services: ServiceContext = {
       config,
@@ -59,7 +60,8 @@ export async function startService(
       metrics: new Metrics(store, clock),
       keys,
       logger,
-      signals,
+      waiters,
+      wakeUpListener,
       outbound: createSafeClient({
         allowedNetworks: config.webhookAllowedNetworks,
         userAgent: USER_AGENT,
@@ -87,7 +89,8 @@ export async function startService(
     let stopping: Promise<void> | undefined;
     const stop = () => {
       stopping ??= (async () => {
-        await signals.close(); // ends long-polls with the pause as it stands
+        waiters.close(); // ends long-polls with the pause as it stands
+        await wakeUpListener.close();
         // Stop accepting and let in-flight requests finish; after a grace
         // period, cut what is left, e.g. a connection that never sent a request.
         const cutOff = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Client } from 'pg';
 import type { Logger } from './logger.js';
@@ -6,19 +5,19 @@ import { pendingAmong } from './store/pauses.js';
 import type { Store } from './store/store.js';
 import { KEYS_CHANNEL, PAUSE_CHANNEL, QUEUED_CHANNEL } from './store/wake-up-channels.js';
 
-// "Pause X changed" wake-ups for long-polls, and "work was queued" wake-ups
-// for the outbox workers. Every transition commits, then signals here; on
-// PostgreSQL the transaction also sends NOTIFY, so every instance hears of it
-// the moment it commits. A wake-up is only a hint: a woken waiter re-reads the
-// database. In case one was missed (signalled where this instance cannot hear
-// it), one shared re-check every RECHECK_MS reads the status of every pause
-// waited on here in one query and wakes the waiters of those no longer pending.
+// Waking this instance's waiters and workers when a write commits, here or
+// (on PostgreSQL) on another instance. The writes announce themselves
+// (store/wake-ups.ts) on `store.wakeUps`; WakeUpListener relays other
+// instances' NOTIFYs onto it; PauseWaiters parks the long-polls and wakes them.
+//
+// A wake-up is only a hint: a woken waiter re-reads the database. In case one
+// was missed (a NOTIFY sent while the listener was reconnecting), one shared
+// re-check every RECHECK_MS reads the status of every pause waited on here in
+// one query and wakes the waiters of those no longer pending.
 //
 // A waiter costs O(1) to park and to wake, however many there are: a set of
 // wake functions per pause id (and one for "any change"), each with its own
 // timer and abort listener, removed by identity.
-
-const QUEUED = Symbol('queued');
 
 /** Waiters are re-checked against the database at least this often, in ms. */
 export const RECHECK_MS = 1000;
@@ -37,8 +36,11 @@ export interface KeyRotationWatcher {
   setEnabled(enabled: boolean): void;
 }
 
-export class PauseSignals {
-  private readonly emitter = new EventEmitter().setMaxListeners(0);
+/**
+ * The long-polls of this instance waiting on a pause (or on any change), and
+ * the cap on how many waits one API key holds.
+ */
+export class PauseWaiters {
   /** The waiters of each pause, by its id. */
   private readonly pauseWaiters = new Map<string, Set<Wake>>();
   /** The waiters of any change. */
@@ -47,38 +49,22 @@ export class PauseSignals {
   private rechecking: Promise<void> | undefined;
   /** Waits held per holder (an API key), for the cap on concurrent waits. */
   private readonly slotsHeld = new Map<string, number>();
-  private readonly keyWatchers: KeyRotationWatcher[] = [];
-  private listener: Client | undefined;
-  private reconnectTimer: NodeJS.Timeout | undefined;
+  private readonly stopHearing: () => void;
   private closed = false;
 
+  /** `recheckMs`: how often the shared re-check runs (RECHECK_MS; tests make it long to see wake-ups alone). */
   constructor(
     private readonly store: Store,
     private readonly logger: Logger,
-  ) {}
-
-  async start(): Promise<void> {
-    if (this.store.config.kind === 'postgres') await this.listen(this.store.config.url);
+    private readonly recheckMs = RECHECK_MS,
+  ) {
+    this.stopHearing = store.wakeUps.pausesChanged.on((pauseIds) => this.wake(pauseIds));
   }
 
-  /**
-   * Wakes local waiters of these pauses (and whoever listens for any change);
-   * with `queued`, the outbox workers too. Call after the commit.
-   */
-  changed(pauseIds: Iterable<string>, options: { queued?: boolean } = {}): void {
+  /** Wakes the waiters of these pauses, and those of any change. */
+  wake(pauseIds: Iterable<string>): void {
     for (const id of pauseIds) this.wakePause(id);
     for (const wake of this.anyWaiters) wake();
-    if (options.queued) this.queued();
-  }
-
-  /** Wakes the outbox workers: deliveries or notifications were written. Call after the commit. */
-  queued(): void {
-    this.emitter.emit(QUEUED);
-  }
-
-  /** Calls `listener` after work was queued, here or (on PostgreSQL) on another instance. */
-  onQueued(listener: () => void): void {
-    this.emitter.on(QUEUED, listener);
   }
 
   /** Resolves when any pause may have changed, after `ms`, when closing, or when `signal` aborts. */
@@ -100,7 +86,8 @@ export class PauseSignals {
     const promise = this.park(waiters, ms, signal, () => {
       if (this.pauseWaiters.get(pauseId)?.size === 0) this.pauseWaiters.delete(pauseId);
     });
-    if (this.pauseWaiters.size > 0) this.recheckTimer ??= setInterval(() => void this.recheck(), RECHECK_MS).unref();
+    if (this.pauseWaiters.size > 0)
+      this.recheckTimer ??= setInterval(() => void this.recheck(), this.recheckMs).unref();
     return promise;
   }
 
@@ -193,13 +180,45 @@ export class PauseSignals {
     return count;
   }
 
-  /** Tells key caches that a developer's keys changed; call after the commit. */
-  keysRotated(developerId: string): void {
-    for (const watcher of this.keyWatchers) watcher.forget(developerId);
+  get isClosed(): boolean {
+    return this.closed;
   }
 
+  close(): void {
+    this.closed = true;
+    this.stopHearing();
+    clearInterval(this.recheckTimer);
+    this.recheckTimer = undefined;
+    // Every waiter answers with what it has; one pass, then none can park.
+    for (const waiters of [...this.pauseWaiters.values(), this.anyWaiters]) for (const wake of waiters) wake();
+  }
+}
+
+/**
+ * On PostgreSQL, hears the wake-ups of every instance's commits (LISTEN) and
+ * relays them onto `store.wakeUps`, where this instance's own commits announce
+ * theirs; and tells the API-key caches whether rotations made elsewhere can be
+ * heard. On SQLite one process serves the API, and there is nothing to hear.
+ */
+export class WakeUpListener {
+  private readonly keyWatchers: KeyRotationWatcher[] = [];
+  private listener: Client | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.store.config.kind === 'postgres') await this.listen(this.store.config.url);
+  }
+
+  /** `watcher` forgets a developer's keys when they are rotated, here or on another instance. */
   watchKeyRotations(watcher: KeyRotationWatcher): void {
     this.keyWatchers.push(watcher);
+    this.store.wakeUps.keysRotated.on((developerId) => watcher.forget(developerId));
     watcher.setEnabled(this.hearsOtherInstances);
   }
 
@@ -212,17 +231,9 @@ export class PauseSignals {
     for (const watcher of this.keyWatchers) watcher.setEnabled(this.hearsOtherInstances);
   }
 
-  get isClosed(): boolean {
-    return this.closed;
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
-    clearInterval(this.recheckTimer);
-    this.recheckTimer = undefined;
-    // Every waiter answers with what it has; one pass, then none can park.
-    for (const waiters of [...this.pauseWaiters.values(), this.anyWaiters]) for (const wake of waiters) wake();
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => {});
@@ -231,14 +242,15 @@ export class PauseSignals {
   private async listen(url: string): Promise<void> {
     const { default: pg } = await import('pg'); // only on PostgreSQL
     const client = new pg.Client({ connectionString: url });
+    const { wakeUps } = this.store;
     client.on('notification', (message) => {
-      if (message.channel === QUEUED_CHANNEL) this.queued();
+      if (message.channel === QUEUED_CHANNEL) wakeUps.workQueued.emit();
       else if (!message.payload) return;
-      else if (message.channel === KEYS_CHANNEL) this.keysRotated(message.payload);
-      else this.changed([message.payload]);
+      else if (message.channel === KEYS_CHANNEL) wakeUps.keysRotated.emit(message.payload);
+      else wakeUps.pausesChanged.emit([message.payload]);
     });
     client.on('error', (error) => {
-      this.logger.warn({ err: error }, 'pause signal listener lost its connection; reconnecting');
+      this.logger.warn({ err: error }, 'the wake-up listener lost its connection; reconnecting');
       this.reconnect(url, client);
     });
     await client.connect();
@@ -254,7 +266,7 @@ export class PauseSignals {
     failed.end().catch(() => {});
     this.reconnectTimer = setTimeout(() => {
       this.listen(url).catch((error) => {
-        this.logger.warn({ err: error }, 'pause signal listener could not reconnect');
+        this.logger.warn({ err: error }, 'the wake-up listener could not reconnect');
         this.listener = failed;
         this.reconnect(url, failed);
       });

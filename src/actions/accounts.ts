@@ -11,8 +11,17 @@ import {
   verifyPassword,
 } from '../domain/passwords.js';
 import { ApiError } from '../errors.js';
-import { createDeveloper, type Developer, findDeveloperByEmail } from '../store/accounts.js';
+import {
+  createDeveloper,
+  createSession,
+  type Developer,
+  findDeveloperByEmail,
+  getDeveloper,
+  type KeySummary,
+  listKeys,
+} from '../store/accounts.js';
 import { isUniqueViolation } from '../store/errors.js';
+import { usageThisMonth } from './usage.js';
 
 // Signing up and signing in, for the API (POST /v1/auth/register and /login)
 // and the console alike: one set of rules for both. The callers check their
@@ -73,4 +82,38 @@ export async function authenticateDeveloper(
   const valid = await verifyPassword(input.password, found?.password_hash ?? DUMMY_PASSWORD_HASH);
   if (!found || !valid) throw new ApiError('unauthorized', 'The email or password is wrong.');
   return { id: found.id, email: found.email, plan: found.plan, created_at: found.created_at };
+}
+
+/** How long an API login session lasts. */
+export const SESSION_TTL_MS = 60 * 60 * 1000;
+
+/**
+ * POST /v1/auth/login: the developer with these credentials (see
+ * authenticateDeveloper), their keys, and a new one-hour session.
+ */
+export async function logIn(
+  services: AccountServices,
+  input: { email: string; password: string },
+  waitTurn: (key: string) => Promise<void>,
+): Promise<{ developer: Developer; keys: KeySummary[]; session: { token: string; expires_at: string } }> {
+  const { store, clock } = services;
+  const developer = await authenticateDeveloper(services, input, waitTurn);
+  const now = clock.now();
+  const session = await createSession(store, {
+    developerId: developer.id,
+    now: isoTime(now),
+    expiresAt: isoTime(new Date(now.getTime() + SESSION_TTL_MS)),
+  });
+  return { developer, keys: await listKeys(store, developer.id), session };
+}
+
+/** The signed-in developer's account, its keys and this month's usage (GET /v1/auth/me). */
+export async function readAccount(services: Pick<ServiceContext, 'store' | 'config' | 'clock'>, developerId: string) {
+  const developer = await getDeveloper(services.store, developerId);
+  if (!developer) throw new Error('authenticated developer has no row');
+  const [usage, keys] = await Promise.all([
+    usageThisMonth(services, developer),
+    listKeys(services.store, developer.id),
+  ]);
+  return { developer, usage, keys };
 }

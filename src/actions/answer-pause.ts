@@ -132,22 +132,20 @@ export interface AnswerResult {
  * Only when nothing was recorded is the pause read, to say why.
  */
 export async function submitAnswer(
-  services: Pick<ServiceContext, 'keys' | 'store' | 'clock' | 'signals'>,
+  services: Pick<ServiceContext, 'keys' | 'store' | 'clock'>,
   token: string,
   answer: { choice: string; text?: string | null },
 ): Promise<AnswerResult> {
   const subject = verifyResponseToken(services.keys.respondToken, token);
   if (!subject) throw badToken();
   const { pauseId, reviewerId } = subject;
-  const { store, clock, signals } = services;
+  const { store, clock } = services;
   const { choice } = answer;
   const text = answer.text === undefined || answer.text === '' ? null : answer.text;
   if (reviewerId) {
     const vote = await castVote(store, { pauseId, reviewerId, choice, text, clock });
     if (vote.kind === 'invalid') throw invalidField(vote.field, vote.problem);
     if (vote.kind !== 'counted') throw refusedVote[vote.kind]();
-    if (vote.decided) signals.changed([pauseId], { queued: vote.queued });
-    else if (vote.queued) signals.queued();
     const outcome = currentOutcome(vote.pause);
     return {
       status: outcome.status,
@@ -162,7 +160,6 @@ export async function submitAnswer(
   const responded =
     text !== null && text.length > MAX_TEXT_LENGTH ? null : await respondToPause(store, { pauseId, choice, text, now });
   if (responded) {
-    signals.changed([pauseId], { queued: responded.queued });
     return { status: 'responded', choice, text, response_at: now };
   }
   // Why nothing changed, in the order the checks always had.

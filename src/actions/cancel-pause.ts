@@ -8,15 +8,14 @@ import { type PresentedPause, presentStoredPauses } from './present-pause.js';
 
 /** Cancels the owner's pending pause and returns it; says why when it cannot (404, or 409 with its status). */
 export async function cancelOwnedPause(
-  services: Pick<ServiceContext, 'store' | 'clock' | 'signals' | 'keys' | 'publicBaseUrl'>,
+  services: Pick<ServiceContext, 'store' | 'clock' | 'keys' | 'publicBaseUrl'>,
   owner: Owner,
   pauseId: string,
 ): Promise<PresentedPause> {
-  const { store, clock, signals } = services;
+  const { store, clock } = services;
   const cancel = await cancelPause(store, { pauseId, ...owner, clock });
   if (cancel) {
     const cancelled = cancel.pause;
-    signals.changed([cancelled.id], { queued: cancel.queued });
     const [presented] = await presentStoredPauses(services, [cancelled]);
     return presented as PresentedPause;
   }

@@ -32,11 +32,11 @@ import { getDeveloper } from '../store/accounts.js';
 import { isUniqueViolation } from '../store/errors.js';
 import { findIdempotencyRecord, recordIdempotentResponse } from '../store/idempotency.js';
 import { insertNotifications } from '../store/notifications.js';
-import { announceQueued } from '../store/outbox.js';
 import { insertPause, type Owner, WITHOUT_REVIEWERS } from '../store/pauses.js';
 import { insertReviewers } from '../store/reviewers.js';
 import type { Database, PausesTable } from '../store/schema.js';
 import { consumeLivePause } from '../store/usage.js';
+import { announceWorkQueued } from '../store/wake-ups.js';
 import { type NotifyRequest, planNotifications, planReviewerEmails } from './plan-notifications.js';
 import { planReviewers, type ReviewerFields, reviewerProblems, type Unchecked } from './plan-reviewers.js';
 import { type PresentedPause, presentPause, responseUrl } from './present-pause.js';
@@ -198,7 +198,7 @@ export class IdempotentReplay {
 
 export type CreatePauseServices = Pick<
   ServiceContext,
-  'store' | 'clock' | 'config' | 'signals' | 'mailer' | 'keys' | 'publicBaseUrl'
+  'store' | 'clock' | 'config' | 'mailer' | 'keys' | 'publicBaseUrl'
 >;
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -214,7 +214,7 @@ export async function createPause(
   request: NewPause,
   idempotencyKey: string | undefined,
 ): Promise<PresentedPause | IdempotentReplay> {
-  const { store, clock, signals } = services;
+  const { store, clock } = services;
   const now = clock.now();
   const problems = newPauseProblems(request, now);
   if (problems.length > 0) throw invalidFields(problems);
@@ -252,7 +252,7 @@ export async function createPause(
     if (reviewers.length > 0) await insertReviewers(store, reviewers, db);
     if (notifications.length > 0) {
       await insertNotifications(store, notifications, db);
-      await announceQueued(store, db);
+      await announceWorkQueued(store, db); // start sending once this commits
     }
     if (idempotencyKey) {
       const response = { requestHash, responseStatus: 201, responseBody: JSON.stringify(created) };
@@ -270,7 +270,6 @@ export async function createPause(
     }
     throw error;
   }
-  if (notifications.length > 0) signals.queued(); // start sending now
   return created;
 }
 

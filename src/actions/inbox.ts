@@ -135,7 +135,7 @@ export async function inboxOf(
  * not name this address (or is not live) is a 404.
  */
 export async function voteFromInbox(
-  services: Pick<ServiceContext, 'keys' | 'store' | 'clock' | 'signals'>,
+  services: Pick<ServiceContext, 'keys' | 'store' | 'clock'>,
   email: string,
   pauseId: string,
   answer: { choice: string; text?: string | null },

@@ -72,7 +72,7 @@ async function ownedPauseAndNotification(
  * pause no longer waits (a question that is closed is not asked again).
  */
 export async function resendNotification(
-  services: Pick<ServiceContext, 'store' | 'clock' | 'signals'>,
+  services: Pick<ServiceContext, 'store' | 'clock'>,
   owner: Owner,
   pauseId: string,
   notificationId: string,

@@ -12,7 +12,7 @@ import { type PresentedPause, presentStoredPauses } from './present-pause.js';
 // tools alike: one pause, with an optional wait for its outcome, or a page of
 // them, newest first.
 
-type ReadServices = Pick<ServiceContext, 'store' | 'clock' | 'signals' | 'keys' | 'publicBaseUrl' | 'config'>;
+type ReadServices = Pick<ServiceContext, 'store' | 'clock' | 'waiters' | 'keys' | 'publicBaseUrl' | 'config'>;
 
 /**
  * The owner's pause (404 if it is not theirs, or of the other mode). With
@@ -28,9 +28,9 @@ export async function readOwnedPause(
   pauseId: string,
   options: { waitSeconds?: number; signal?: AbortSignal | undefined; waiter?: string } = {},
 ): Promise<PresentedPause> {
-  const { store, signals } = services;
+  const { store, waiters } = services;
   const row = await longPollWithinCap(
-    { slots: signals, holder: options.waiter, max: services.config.maxWaitsPerKey },
+    { slots: waiters, holder: options.waiter, max: services.config.maxWaitsPerKey },
     {
       waitSeconds: options.waitSeconds ?? 0,
       read: async () => {
@@ -39,9 +39,9 @@ export async function readOwnedPause(
         return pause;
       },
       isDone: (row) => currentOutcome(row).status !== 'pending',
-      // Every transition signals, the expirer's timeouts included.
-      wake: (row, ms, signal) => signals.waitForPause(row.id, ms, signal),
-      isClosed: () => signals.isClosed,
+      // Every transition wakes its pause's waiters once it commits, the expirer's timeouts included.
+      wake: (row, ms, signal) => waiters.waitForPause(row.id, ms, signal),
+      isClosed: () => waiters.isClosed,
       signal: options.signal,
     },
   );

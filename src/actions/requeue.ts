@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
-import { announceQueued, type OutboxTable, requeuedFields, requeueFailed } from '../store/outbox.js';
+import { type OutboxTable, requeuedFields, requeueFailed } from '../store/outbox.js';
+import { announceWorkQueued } from '../store/wake-ups.js';
 
 /**
  * Puts a failed outbox row (a webhook delivery, a notification) back in the
@@ -9,14 +10,13 @@ import { announceQueued, type OutboxTable, requeuedFields, requeueFailed } from 
  * woken worker does next), or undefined when the row has not failed.
  */
 export async function requeueAndWake(
-  services: Pick<ServiceContext, 'store' | 'clock' | 'signals'>,
+  services: Pick<ServiceContext, 'store' | 'clock'>,
   table: OutboxTable,
   id: string,
 ): Promise<ReturnType<typeof requeuedFields> | undefined> {
-  const { store, clock, signals } = services;
+  const { store, clock } = services;
   const now = isoTime(clock.now());
   if (!(await requeueFailed(store, table, id, now))) return undefined;
-  await announceQueued(store);
-  signals.queued();
+  await announceWorkQueued(store);
   return requeuedFields(now);
 }

@@ -182,7 +182,7 @@ export async function listWebhookDeliveries(
  * already have sent it, which the deliveries list shows.
  */
 export async function redeliver(
-  services: Pick<ServiceContext, 'store' | 'clock' | 'signals'>,
+  services: Pick<ServiceContext, 'store' | 'clock'>,
   owner: Owner,
   webhookId: string,
   deliveryId: string,

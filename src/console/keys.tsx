@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { type RotatedKey, rotateDeveloperKey } from '../actions/keys.js';
+import { keysOf, type RotatedKey, rotateDeveloperKey } from '../actions/keys.js';
 import type { Mode } from '../domain/keys.js';
-import { type KeySummary, listKeys } from '../store/accounts.js';
+import type { KeySummary } from '../store/accounts.js';
 import { field } from './forms.js';
 import { Breakable, documentOf, ErrorPage, keyParts, Layout, Notice, Time } from './layout.js';
 import { type SignedIn, signedInOf } from './session.js';
@@ -139,14 +139,14 @@ const refuse = (reply: FastifyReply, signedIn: SignedIn, why: keyof typeof REFUS
 export function keysPage(app: FastifyInstance): void {
   app.get('/keys', { config: { console: 'signed-in' } }, async (request, reply) => {
     const signedIn = signedInOf(request)!;
-    const keys = await listKeys(app.services.store, signedIn.developer.id);
+    const keys = await keysOf(app.services, signedIn.developer.id);
     return html(reply).send(documentOf(<KeysPage signedIn={signedIn} keys={keys} />));
   });
 
   app.get('/keys/:mode/rotate', { config: { console: 'signed-in' } }, async (request, reply) => {
     const signedIn = signedInOf(request)!;
     const mode = modeParam((request.params as { mode: string }).mode);
-    const keys = await listKeys(app.services.store, signedIn.developer.id);
+    const keys = await keysOf(app.services, signedIn.developer.id);
     const current = keys.find((key) => key.mode === mode);
     if (!current) return refuse(reply, signedIn, 'missing');
     return html(reply).send(documentOf(<ConfirmPage signedIn={signedIn} current={current} />));

@@ -383,7 +383,7 @@ export function PauseView({ signedIn, pause, timeline, deliveries, previews, api
 }
 
 export async function renderPause(
-  services: Pick<ServiceContext, 'store' | 'clock' | 'signals' | 'keys' | 'publicBaseUrl'>,
+  services: Pick<ServiceContext, 'store' | 'clock' | 'keys' | 'publicBaseUrl'>,
   signedIn: SignedIn,
   pause: PresentedPause,
   messages: { notice?: string; error?: string } = {},

@@ -87,9 +87,9 @@ async function lookUpApiKey(store: Store, keys: ApiKeyCache, keyHash: string): P
  * a cached key, waits for a promise.
  */
 export function installAuthentication(app: FastifyInstance): void {
-  const { clock, signals } = app.services;
+  const { clock, wakeUpListener } = app.services;
   const keys = new ApiKeyCache(() => clock.now().getTime());
-  signals.watchKeyRotations(keys);
+  wakeUpListener.watchKeyRotations(keys);
   app.decorateRequest('principal', null);
   const admit = (request: FastifyRequest, principal: Principal) => {
     request.principal = principal;

@@ -1,10 +1,10 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
 import { type IssuedSecret, issueApiKey, issueSessionToken, MODES, type Mode } from '../domain/keys.js';
 import { prepared } from './prepared.js';
 import type { Database, DevelopersTable } from './schema.js';
 import type { Store } from './store.js';
-import { KEYS_CHANNEL } from './wake-up-channels.js';
+import { announceKeysRotated } from './wake-ups.js';
 
 // Developers, their API keys and login sessions.
 
@@ -22,7 +22,7 @@ export async function createDeveloper(
 ): Promise<{ developer: Developer; keys: Record<Mode, IssuedSecret> }> {
   const developer = { id: newId('dev'), email: input.email, plan: input.plan, created_at: input.now };
   const keys = { live: issueApiKey('live'), test: issueApiKey('test') };
-  await store.db.transaction().execute(async (trx) => {
+  await store.transaction(async (trx) => {
     await trx
       .insertInto('developers')
       .values({ ...developer, password_hash: input.passwordHash })
@@ -110,7 +110,7 @@ export async function rotateKey(
   },
 ): Promise<(KeySummary & { key: string }) | null> {
   const issued = issueApiKey(input.mode);
-  return store.db.transaction().execute(async (trx) => {
+  return store.transaction(async (trx) => {
     let update = trx
       .updateTable('api_keys')
       .set({ key_hash: issued.hash, prefix: issued.prefix, created_at: input.now })
@@ -120,8 +120,8 @@ export async function rotateKey(
     if (input.currentPrefix) update = update.where('prefix', '=', input.currentPrefix);
     const result = await update.executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return null;
-    // Other instances drop the old key from their caches when this commits.
-    if (store.dialect === 'postgres') await sql`select pg_notify(${KEYS_CHANNEL}, ${input.developerId})`.execute(trx);
+    // Every instance drops the old key from its caches when this commits.
+    await announceKeysRotated(store, input.developerId, trx);
     return { key: issued.plaintext, mode: input.mode, prefix: issued.prefix, created_at: input.now };
   });
 }

@@ -24,7 +24,7 @@ export async function applyBillingEvent(
   now: string,
 ): Promise<BillingOutcome> {
   try {
-    return await store.db.transaction().execute(async (trx) => {
+    return await store.transaction(async (trx) => {
       await trx
         .insertInto('billing_events')
         .values({

@@ -23,7 +23,7 @@ export async function createConsoleSession(
     last_used_at: input.now,
     expires_at: input.expiresAt,
   };
-  await store.db.transaction().execute(async (trx) => {
+  await store.transaction(async (trx) => {
     await trx
       .deleteFrom('console_sessions')
       .where('developer_id', '=', input.developerId)

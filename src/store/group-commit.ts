@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { type AfterCommit, type AfterCommitHooks, runHooks } from './after-commit.js';
 import type { Database } from './schema.js';
 
 // Group commit for SQLite. Its one connection runs one transaction at a time,
@@ -10,7 +11,9 @@ import type { Database } from './schema.js';
 // is rolled back alone and gets its error; the others commit together. (Two
 // savepoint statements per write cost about as much as the write, and writes
 // rarely fail, so they are paid only then.) A work may therefore run twice:
-// it must only use the database. Nobody hears of success before the COMMIT.
+// it must only use the database. Nobody hears of success before the COMMIT,
+// and each write's after-commit hooks (after-commit.ts) run after it: those
+// of a write rolled back to its savepoint never run.
 
 export type Work<T> = (trx: Transaction<Database>) => Promise<T>;
 
@@ -23,7 +26,7 @@ interface Queued {
 /** At most this many writes share a commit. */
 const MAX_GROUP = 64;
 
-export function groupCommitter(db: Kysely<Database>): <T>(work: Work<T>) => Promise<T> {
+export function groupCommitter(db: Kysely<Database>, afterCommit: AfterCommitHooks): <T>(work: Work<T>) => Promise<T> {
   let queue: Queued[] = [];
   /** While a group commits, the next one gathers; the running flush takes it. */
   let flushing = false;
@@ -31,14 +34,25 @@ export function groupCommitter(db: Kysely<Database>): <T>(work: Work<T>) => Prom
   async function commitGroup(group: Queued[]): Promise<void> {
     if (group.length === 1) {
       const [only] = group as [Queued];
-      await db.transaction().execute(only.work).then(only.resolve, only.reject);
+      await db
+        .transaction()
+        .execute((trx) => afterCommit.collect(trx, only.work))
+        .then(({ value, hooks }) => {
+          runHooks(hooks);
+          only.resolve(value);
+        }, only.reject);
       return;
     }
     let values: unknown[];
+    const hooks: AfterCommit[] = [];
     try {
       values = await db.transaction().execute(async (trx) => {
         const results: unknown[] = [];
-        for (const { work } of group) results.push(await work(trx));
+        for (const { work } of group) {
+          const done = await afterCommit.collect(trx, work);
+          results.push(done.value);
+          hooks.push(...done.hooks);
+        }
         return results;
       });
     } catch {
@@ -47,6 +61,7 @@ export function groupCommitter(db: Kysely<Database>): <T>(work: Work<T>) => Prom
       await commitEachInSavepoint(group);
       return;
     }
+    runHooks(hooks);
     group.forEach(({ resolve }, index) => {
       resolve(values[index]);
     });
@@ -54,12 +69,15 @@ export function groupCommitter(db: Kysely<Database>): <T>(work: Work<T>) => Prom
 
   async function commitEachInSavepoint(group: Queued[]): Promise<void> {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    const hooks: AfterCommit[] = [];
     try {
       await db.transaction().execute(async (trx) => {
         for (const { work } of group) {
           await sql`savepoint grouped_write`.execute(trx);
           try {
-            outcomes.push({ ok: true, value: await work(trx) });
+            const done = await afterCommit.collect(trx, work);
+            outcomes.push({ ok: true, value: done.value });
+            hooks.push(...done.hooks);
           } catch (error) {
             await rollbackToSavepoint(trx, error);
             outcomes.push({ ok: false, error });
@@ -71,6 +89,7 @@ export function groupCommitter(db: Kysely<Database>): <T>(work: Work<T>) => Prom
       for (const { reject } of group) reject(error);
       return;
     }
+    runHooks(hooks);
     group.forEach(({ resolve, reject }, index) => {
       const outcome = outcomes[index];
       if (outcome?.ok) resolve(outcome.value);

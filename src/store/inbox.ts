@@ -16,7 +16,7 @@ export async function createInboxLink(
   input: { email: string; now: string; expiresAt: string },
 ): Promise<string> {
   const token = issueInboxLinkToken();
-  await store.db.transaction().execute(async (trx) => {
+  await store.transaction(async (trx) => {
     await trx
       .deleteFrom('inbox_links')
       .where('email', '=', input.email)
@@ -70,7 +70,7 @@ export async function createInboxSession(
 ): Promise<{ token: string; session: InboxSession }> {
   const token = issueInboxToken();
   const session = { id: newId('isess'), email: input.email, last_used_at: input.now, expires_at: input.expiresAt };
-  await store.db.transaction().execute(async (trx) => {
+  await store.transaction(async (trx) => {
     await trx
       .deleteFrom('inbox_sessions')
       .where('email', '=', input.email)

@@ -3,7 +3,6 @@ import type { AttemptOutcome } from '../domain/retry-schedule.js';
 import { PENDING } from './literals.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
-import { QUEUED_CHANNEL } from './wake-up-channels.js';
 
 // The work queues in the database: webhook deliveries and human notifications
 // share these columns (status, attempts, next_attempt_at, last_status_code,
@@ -46,7 +45,7 @@ export async function claimDue(
   if (due.length === 0) return []; // most wake-ups: no write transaction for nothing
   // Sharing matters only when a full batch is due and more than one developer waits.
   const backlog = due.length === limit && (await othersDue(store.db, table, due[0]?.developer_id ?? '', now));
-  return store.db.transaction().execute(async (trx) => {
+  return store.transaction(async (trx) => {
     const db = queue(trx);
     let due = backlog ? fairlyDue(db, table, store.dialect, now, limit) : oldestDue(db, table, now, limit);
     if (store.dialect === 'postgres') due = due.forUpdate('d').skipLocked();
@@ -58,15 +57,6 @@ export async function claimDue(
       .execute();
     return claimed.map((row) => ({ id: row.id, attempts: Number(row.attempts) }));
   });
-}
-
-/**
- * On PostgreSQL, wakes the outbox workers of every instance when (and only
- * if) the transaction commits. Local workers are woken by the caller after the
- * commit (PauseSignals.queued).
- */
-export async function announceQueued(store: Store, trx: Kysely<Database> = store.db): Promise<void> {
-  if (store.dialect === 'postgres') await sql`select pg_notify(${QUEUED_CHANNEL}, '')`.execute(trx);
 }
 
 const from = <A extends string>(table: OutboxTable, alias: A) => `${table} as ${alias}` as `deliveries as ${A}`;

@@ -213,7 +213,7 @@ async function withinTimeout<T>(
   run: (trx: Kysely<Database>) => Promise<T>,
 ): Promise<T> {
   try {
-    return await store.db.transaction().execute(async (trx) => {
+    return await store.transaction(async (trx) => {
       await sql`select set_config('statement_timeout', ${String(timeoutMs)}, true)`.execute(trx);
       return run(trx);
     });

@@ -1,13 +1,37 @@
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_MIGRATION_LOCK_TABLE, Kysely, MIGRATION_LOCK_ID, Migrator, PostgresDialect, sql } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
+import { type AfterCommit, AfterCommitHooks, runHooks } from './after-commit.js';
 import { groupCommitter, type Work } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { sqliteDialect } from './sqlite.js';
+import { WakeUps } from './wake-ups.js';
 import { trackWrites, WriteHealth } from './write-health.js';
 
 export type Dialect = 'sqlite' | 'postgres';
+
+// Which writes share a commit, and which have a transaction of their own.
+//
+// store.write(): the writes on the paths that carry the load, many small ones
+// at once: creating a pause, answering it, a vote, a cancel, the expirer's
+// batches, a reminder or escalation, a webhook's creation under its cap, the
+// search index's batches. On SQLite those arriving in the same turn of the
+// event loop share one transaction and one COMMIT (group-commit.ts), which
+// costs more than the small writes it seals; on PostgreSQL each has its own.
+// A grouped write may run twice (after a rollback) and waits for the others
+// of its group, so it only uses the database and stays short.
+//
+// store.transaction(): a transaction of its own on both engines, for what
+// must not wait for or be rolled back with others' writes: the workers'
+// claims (PostgreSQL's FOR UPDATE SKIP LOCKED; on SQLite a read before the
+// write), and the rare writes whose errors are expected and handled by their
+// caller (an email already registered, a billing event already applied), or
+// that are too rare to gain from sharing (key rotation, sessions).
+//
+// Both run the after-commit hooks (after-commit.ts) their write registered,
+// once it commits: that is how a write wakes waiters and workers
+// (wake-ups.ts), never by its caller.
 
 /** The database behind the service: one Kysely handle whichever engine runs it. */
 export interface Store {
@@ -23,6 +47,15 @@ export interface Store {
    * and it runs a second time (after a rollback) when one of them fails.
    */
   write<T>(work: Work<T>): Promise<T>;
+  /** Runs `work` in a transaction of its own, on both engines; then its after-commit hooks. */
+  transaction<T>(work: Work<T>): Promise<T>;
+  /**
+   * Runs `hook` after the write running in `trx` commits (at once when `trx`
+   * is the store's handle, outside a transaction). Used by wake-ups.ts.
+   */
+  afterCommit(trx: Kysely<Database>, hook: AfterCommit): void;
+  /** This process's wake-ups of committed writes (wake-ups.ts). */
+  wakeUps: WakeUps;
   ping(): Promise<void>;
   /**
    * Why the database refuses writes (a full disk, read-only), as the last
@@ -48,12 +81,21 @@ export function openStore(config: DatabaseConfig): Store {
   let closed: Promise<void> | undefined;
   let probe: Promise<unknown> | undefined;
   let probedAt = Number.NEGATIVE_INFINITY;
-  const grouped = config.kind === 'sqlite' ? groupCommitter(db) : undefined;
+  const hooks = new AfterCommitHooks();
+  const transaction = async <T>(work: Work<T>): Promise<T> => {
+    const done = await db.transaction().execute((trx) => hooks.collect(trx, work));
+    runHooks(done.hooks);
+    return done.value;
+  };
+  const grouped = config.kind === 'sqlite' ? groupCommitter(db, hooks) : undefined;
   return {
     db,
     dialect: config.kind,
     config,
-    write: (work) => (grouped ? grouped(work) : db.transaction().execute(work)),
+    write: (work) => (grouped ? grouped(work) : transaction(work)),
+    transaction,
+    afterCommit: (trx, hook) => hooks.add(trx, hook),
+    wakeUps: new WakeUps(),
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -14,13 +14,12 @@ import { type AnswerProblem, answerProblem } from '../domain/pause.js';
 import { decides } from '../domain/votes.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
-import { announceQueued } from './outbox.js';
 import { getPause } from './pauses.js';
 import { prepared } from './prepared.js';
 import { getReviewer, voteOf } from './reviewers.js';
 import type { Database, EventsTable, PausesTable } from './schema.js';
 import type { Dialect, Store } from './store.js';
-import { PAUSE_CHANNEL } from './wake-up-channels.js';
+import { announcePausesChanged, announceWorkQueued } from './wake-ups.js';
 
 // Every way a pause leaves `pending`, in one place. Each is a conditional
 // update (`WHERE status = 'pending'` plus the expiry rule) in a transaction
@@ -30,10 +29,9 @@ import { PAUSE_CHANNEL } from './wake-up-channels.js';
 
 export type Pause = PausesTable;
 
-/** A pause that changed, and whether webhook deliveries were queued with its event. */
+/** A pause that changed; its waiters and the workers are woken once it commits (recordEvents). */
 export interface Transition<P = Pause> {
   pause: P;
-  queued: boolean;
 }
 
 /** What a pause's event is written from: its owner and the fields its payload carries. */
@@ -44,9 +42,10 @@ type EventSource = Pick<
 
 /**
  * Writes the events of these transitions and their webhook deliveries (the
- * outbox), and says whether any delivery was queued: only then need the
- * workers be woken. `webhooks: false` says the caller found, in this same
- * transaction, that the owner has no webhook at all: then none is looked for.
+ * outbox), and announces them: the pauses' waiters, and the workers when a
+ * delivery was queued, wake once this commits, on every instance.
+ * `webhooks: false` says the caller found, in this same transaction, that the
+ * owner has no webhook at all: then none is looked for.
  */
 async function recordEvents<P extends EventSource>(
   store: Store,
@@ -56,8 +55,8 @@ async function recordEvents<P extends EventSource>(
   trx: Transaction<Database>,
   payloadOf = (pause: P) => eventPayload(type as OutcomeEventType, pause, now),
   webhooks = true,
-): Promise<boolean> {
-  if (pauses.length === 0) return false;
+): Promise<void> {
+  if (pauses.length === 0) return;
   const events: EventsTable[] = pauses.map((pause) => ({
     id: newId('evt'),
     pause_id: pause.id,
@@ -70,10 +69,12 @@ async function recordEvents<P extends EventSource>(
   if (events.length === 1) await insertEvent(store, events[0]!, trx);
   else await trx.insertInto('events').values(events).execute();
   const queued = webhooks && (await fanOut(store, events, trx)) > 0;
-  const pauseIds = pauses.map((pause) => pause.id);
-  await announce(store, pauseIds, trx);
-  if (queued) await announceQueued(store, trx);
-  return queued;
+  await announcePausesChanged(
+    store,
+    pauses.map((pause) => pause.id),
+    trx,
+  );
+  if (queued) await announceWorkQueued(store, trx);
 }
 
 /** One event: every answer, cancel and vote writes one; the expirer writes many at once. */
@@ -88,17 +89,6 @@ const insertEvent = prepared((db, event: EventsTable) =>
     created_at: event.created_at,
   }),
 );
-
-/**
- * On PostgreSQL, tells every instance's listener that these pauses changed,
- * when (and only if) the transaction commits. In-process waiters are woken by
- * the caller after the commit (PauseSignals.changed).
- */
-async function announce(store: Store, pauseIds: string[], trx: Kysely<Database>): Promise<void> {
-  if (store.dialect !== 'postgres' || pauseIds.length === 0) return;
-  // One round trip for the whole batch: the expirer announces 500 at a time.
-  await sql`select pg_notify(${PAUSE_CHANNEL}, id) from unnest(${pauseIds}::text[]) as id`.execute(trx);
-}
 
 type Answer = { pauseId: string; choice: string; text: string | null; now: string };
 
@@ -159,16 +149,8 @@ export async function respondToPause(store: Store, input: Answer): Promise<Trans
     const [row] = await markRespondedIn[store.dialect](store, input, trx);
     if (!row) return null;
     const { has_webhooks, ...pause } = row;
-    const queued = await recordEvents(
-      store,
-      'pause.responded',
-      [pause],
-      input.now,
-      trx,
-      undefined,
-      Boolean(has_webhooks),
-    );
-    return { pause, queued };
+    await recordEvents(store, 'pause.responded', [pause], input.now, trx, undefined, Boolean(has_webhooks));
+    return { pause };
   });
 }
 
@@ -208,7 +190,8 @@ export async function cancelPause(
     const now = isoTime(input.clock.now());
     const [pause] = await markCancelled(store, { pauseId, developerId, mode, now }, trx);
     if (!pause) return null;
-    return { pause, queued: await recordEvents(store, 'pause.cancelled', [pause], now, trx) };
+    await recordEvents(store, 'pause.cancelled', [pause], now, trx);
+    return { pause };
   });
 }
 
@@ -217,10 +200,7 @@ export async function cancelPause(
  * timeout_default (or null) as the choice and expires_at as response_at. On
  * PostgreSQL rows another instance is already expiring are skipped.
  */
-export async function expireDuePauses(
-  store: Store,
-  input: { now: string; limit: number },
-): Promise<{ pauses: Pause[]; queued: boolean }> {
+export async function expireDuePauses(store: Store, input: { now: string; limit: number }): Promise<Pause[]> {
   return store.write(async (trx) => {
     let due = trx
       .selectFrom('pauses')
@@ -245,12 +225,13 @@ export async function expireDuePauses(
       .where('status', '=', PENDING)
       .returningAll()
       .execute();
-    return { pauses: expired, queued: await recordEvents(store, 'pause.timed_out', expired, input.now, trx) };
+    await recordEvents(store, 'pause.timed_out', expired, input.now, trx);
+    return expired;
   });
 }
 
 export type VoteResult =
-  | { kind: 'counted'; pause: Pause; vote: Vote; votesSoFar: number; decided: boolean; queued: boolean }
+  | { kind: 'counted'; pause: Pause; vote: Vote; votesSoFar: number; decided: boolean }
   | { kind: 'not_found' | 'already_voted' | 'already_responded' | 'closed' }
   | ({ kind: 'invalid' } & AnswerProblem);
 
@@ -301,19 +282,18 @@ export async function castVote(
     const rules = { quorum: pause.quorum, veto: JSON.parse(pause.veto ?? '[]') as string[] };
     const decided = decides(rules, input.choice, votes.filter((counted) => counted.choice === input.choice).length);
     const reviewer = { id: voted.id, email: voted.email, name: voted.name };
-    let queued = await recordEvents(store, 'pause.voted', [pause], now, trx, () =>
+    await recordEvents(store, 'pause.voted', [pause], now, trx, () =>
       votedPayload(pause, reviewer, vote, votes.length),
     );
-    if (!decided) return { kind: 'counted', pause, vote, votesSoFar: votes.length, decided, queued };
+    if (!decided) return { kind: 'counted', pause, vote, votesSoFar: votes.length, decided };
 
     const [responded] = await markDecided(store, statement, trx);
     if (!responded) throw new Error(`pause ${pauseId} was read pending in this transaction, yet not updated`);
     const decision: Decision = { responded_by: reviewer, votes };
-    queued =
-      (await recordEvents(store, 'pause.responded', [responded], now, trx, (row) =>
-        eventPayload('pause.responded', row, now, decision),
-      )) || queued;
-    return { kind: 'counted', pause: responded, vote, votesSoFar: votes.length, decided, queued };
+    await recordEvents(store, 'pause.responded', [responded], now, trx, (row) =>
+      eventPayload('pause.responded', row, now, decision),
+    );
+    return { kind: 'counted', pause: responded, vote, votesSoFar: votes.length, decided };
   });
 }
 

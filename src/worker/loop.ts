@@ -1,19 +1,11 @@
+import type { Tick, TickContext } from '../actions/ticks.js';
 import type { Logger } from '../logger.js';
 
 // A background loop: run one tick, sleep as long as the tick says (or until
 // woken), repeat until stopped. A failing tick is logged and retried after a
 // second; it never kills the process.
 
-/** What a tick may ask of its loop. */
-export interface TickContext {
-  /** True once stop() was called: finish what is in hand, start nothing new. */
-  readonly stopping: boolean;
-  /** Resolves after `ms`, or as soon as the loop is woken or stopped; true when woken or stopped. */
-  pause(ms: number): Promise<boolean>;
-}
-
-/** One round of work; resolves to how long to sleep before the next. */
-export type Tick = (context: TickContext) => Promise<number>;
+export type { Tick, TickContext };
 
 const RETRY_AFTER_ERROR_MS = 1000;
 

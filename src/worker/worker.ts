@@ -1,10 +1,10 @@
+import { deliverWebhooksTick } from '../actions/deliveries.js';
+import { expirePausesTick } from '../actions/expiry.js';
+import { followUpReviewersTick } from '../actions/follow-ups.js';
+import { indexTitlesTick } from '../actions/index-titles.js';
+import { sendNotificationsTick } from '../actions/send-notifications.js';
 import type { ServiceContext } from '../context.js';
-import { deliverWebhooksTick } from './deliver-webhooks.js';
-import { expirePausesTick } from './expire-pauses.js';
-import { followUpReviewersTick } from './follow-up-reviewers.js';
-import { indexTitlesTick } from './index-titles.js';
 import { Loop } from './loop.js';
-import { sendNotificationsTick } from './send-notifications.js';
 
 /** The background work of an instance (ROLE=all or worker). */
 export class Worker {
@@ -24,7 +24,7 @@ export class Worker {
       this.loops.push(new Loop('index-titles', indexTitlesTick(services), services.logger));
     }
     // Deliveries or notifications were written: start them now, not at the next poll.
-    services.signals.onQueued(() => {
+    services.store.wakeUps.workQueued.on(() => {
       deliveries.wake();
       notifications.wake();
     });

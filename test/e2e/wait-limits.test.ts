@@ -41,7 +41,7 @@ async function longPoll(service: TestService, key: string, pauseId: string, wait
 }
 
 /** The waits the service holds for keys now (each held one is waiting). */
-const waitsHeld = (service: TestService) => service.app.services.signals.waitSlotsHeld;
+const waitsHeld = (service: TestService) => service.app.services.waiters.waitSlotsHeld;
 
 describe('the cap on concurrent waits per key', () => {
   let service: TestService;
@@ -197,6 +197,6 @@ describe('many waits at once', () => {
       expect(outcome.choice, id).toBe(choices.get(id));
     }
     await eventually(() => expect(waitsHeld(service)).toBe(0), 15_000);
-    expect(service.app.services.signals.waiterCount).toBe(0);
+    expect(service.app.services.waiters.waiterCount).toBe(0);
   });
 });

@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 // the routes (/mcp, over the actions) and the CLI (stdio, over the SDK).
 // A module may import from its own folder or from any layer below it; two
 // parts of the same layer may not import each other.
+// And the parts that serve people and run the background work (routes, web,
+// console, inbox, mcp, worker) reach the database only through the actions:
+// from src/store/ they import types (`import type`), never a function.
 // Run alone with: npx vitest run test/unit/layers.test.ts
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
@@ -60,6 +63,20 @@ function importsOf(file: string): string[] {
   return specifiers.map((specifier) => resolve(dirname(file), specifier));
 }
 
+/** The parts above the actions that may take only types from src/store/. */
+const THROUGH_ACTIONS = ['routes', 'web', 'console', 'inbox', 'mcp', 'worker'];
+
+/** The imports of a file that bring values (not `import type`), resolved to paths under src/. */
+function valueImportsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const statements = text.matchAll(/(?:^|\n)\s*(import|export)\s+(type\s+)?([^;]*?)\s*from\s*'(\.{1,2}\/[^']+)'/g);
+  const dynamic = [...text.matchAll(/import\s*\(\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]!);
+  const values = [...statements]
+    .filter((m) => !m[2] && !/^\{(\s*type\s+[^,}]+,?)*\s*\}$/.test(m[3]!.trim()))
+    .map((m) => m[4]!);
+  return [...values, ...dynamic].map((specifier) => resolve(dirname(file), specifier));
+}
+
 describe('module layers', () => {
   const files = sourceFiles(SRC);
 
@@ -81,5 +98,15 @@ describe('module layers', () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  it('reaches the store from routes, pages, MCP and the worker only through the actions', () => {
+    const direct: string[] = [];
+    for (const file of files.filter((path) => THROUGH_ACTIONS.includes(topOf(path)))) {
+      for (const target of valueImportsOf(file)) {
+        if (topOf(target) === 'store') direct.push(`${relative(SRC, file)} imports ${relative(SRC, target)}`);
+      }
+    }
+    expect(direct).toEqual([]);
   });
 });

@@ -1,25 +1,24 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { longPoll, RECHECK_MS } from '../../src/actions/long-poll.js';
 import { createLogger } from '../../src/logger.js';
-import { PauseSignals } from '../../src/signals.js';
+import { PauseWaiters } from '../../src/signals.js';
 import { migrateToLatest, openStore, type Store } from '../../src/store/store.js';
 
-// longPoll() with the wake-ups the routes use: real PauseSignals (over an
+// longPoll() with the wake-ups the routes use: real PauseWaiters (over an
 // in-memory SQLite store, migrated but empty) and real timers. A "pause" here
 // is a value the test changes while a poll waits; it is not in the database,
 // so the shared re-check finds it "not pending" and wakes its waiter to
 // re-read every RECHECK_MS, as it would a pause changed unheard.
 
 let store: Store;
-let signals: PauseSignals;
+let waiters: PauseWaiters;
 beforeEach(async () => {
   store = openStore({ kind: 'sqlite', path: ':memory:' });
   await migrateToLatest(store);
-  signals = new PauseSignals(store, createLogger('silent'));
-  await signals.start();
+  waiters = new PauseWaiters(store, createLogger('silent'));
 });
 afterEach(async () => {
-  await signals.close();
+  waiters.close();
   await store.close();
 });
 
@@ -34,8 +33,8 @@ function pauseState(id: string) {
         return { id, status: state.status };
       },
       isDone: (pause) => pause.status !== 'pending',
-      wake: (pause, ms, signal) => signals.waitForPause(pause.id, ms, signal),
-      isClosed: () => signals.isClosed,
+      wake: (pause, ms, signal) => waiters.waitForPause(pause.id, ms, signal),
+      isClosed: () => waiters.isClosed,
       signal,
     });
   return { state, poll };
@@ -70,7 +69,7 @@ it('reads again as soon as the pause it read is signalled, long before the re-ch
   const otherWaiting = other.poll(30);
   await sleep(100);
   state.status = 'responded';
-  signals.changed(['pause_a']);
+  waiters.wake(['pause_a']);
   const { value, ms } = await waiting;
   expect(value.status).toBe('responded');
   expect(state.reads).toBe(2);
@@ -78,7 +77,7 @@ it('reads again as soon as the pause it read is signalled, long before the re-ch
   // The other pause's waiter was not woken by it: still on its first read.
   expect(other.state.reads).toBe(1);
   other.state.status = 'cancelled';
-  signals.changed(['pause_b']);
+  waiters.wake(['pause_b']);
   expect((await otherWaiting).status).toBe('cancelled');
 });
 
@@ -108,7 +107,7 @@ it('answers at once, with a fresh read, when the service closes', async () => {
   const { state, poll } = pauseState('pause_closing');
   const waiting = timed(() => poll(30));
   await sleep(100);
-  await signals.close();
+  waiters.close();
   const { value, ms } = await waiting;
   expect(value.status).toBe('pending');
   expect(state.reads).toBe(2);
@@ -138,11 +137,11 @@ it('ends with the error of a read', async () => {
       return 'pending';
     },
     isDone: () => false,
-    wake: (_value, ms) => signals.waitAny(ms),
-    isClosed: () => signals.isClosed,
+    wake: (_value, ms) => waiters.waitAny(ms),
+    isClosed: () => waiters.isClosed,
   });
   await sleep(50);
-  signals.changed(['any']);
+  waiters.wake(['any']);
   await expect(failing).rejects.toThrow('pause gone');
   expect(reads).toBe(2);
 });

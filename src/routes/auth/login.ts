@@ -1,12 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { authenticateDeveloper, Credentials } from '../../actions/accounts.js';
-import { isoTime } from '../../domain/clock.js';
+import { Credentials, logIn } from '../../actions/accounts.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
-import { createSession, listKeys } from '../../store/accounts.js';
 import { DeveloperSchema, KeySummarySchema } from './schemas.js';
-
-export const SESSION_TTL_MS = 60 * 60 * 1000;
 
 const LoggedIn = Type.Object({
   developer: DeveloperSchema,
@@ -35,19 +31,6 @@ export const loginRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: LoggedIn, ...errorResponses(400, 401, 429) },
       },
     },
-    async (request) => {
-      const { store, clock } = app.services;
-      const developer = await authenticateDeveloper(app.services, request.body, (key) =>
-        app.rateLimits.login.turn(key),
-      );
-
-      const now = clock.now();
-      const session = await createSession(store, {
-        developerId: developer.id,
-        now: isoTime(now),
-        expiresAt: isoTime(new Date(now.getTime() + SESSION_TTL_MS)),
-      });
-      return { developer, keys: await listKeys(store, developer.id), session };
-    },
+    async (request) => logIn(app.services, request.body, (key) => app.rateLimits.login.turn(key)),
   );
 };

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { usageThisMonth } from '../../actions/usage.js';
+import { readAccount } from '../../actions/accounts.js';
 import { principalOf } from '../../http/auth.js';
 import { errorResponses, ModeSchema, Timestamp } from '../../http/schemas.js';
-import { getDeveloper, listKeys } from '../../store/accounts.js';
 import { KeySummarySchema } from './schemas.js';
 
 const Account = Type.Object({
@@ -36,10 +35,7 @@ export const meRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const principal = principalOf(request);
-      const { store } = app.services;
-      const developer = await getDeveloper(store, principal.developerId);
-      if (!developer) throw new Error('authenticated developer has no row');
-      const [usage, keys] = await Promise.all([usageThisMonth(app.services, developer), listKeys(store, developer.id)]);
+      const { developer, usage, keys } = await readAccount(app.services, principal.developerId);
       return { ...developer, mode: principal.mode, usage, keys };
     },
   );

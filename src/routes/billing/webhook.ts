@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { type BillingIntent, interpret, readProviderEvent, verifyPaymentSignature } from '../../domain/billing.js';
-import { isoTime } from '../../domain/clock.js';
+import { applyPaymentEvent } from '../../actions/billing.js';
+import { readProviderEvent, verifyPaymentSignature } from '../../domain/billing.js';
 import { ApiError } from '../../errors.js';
 import { unsafeInput } from '../../http/input-safety.js';
 import { errorResponses } from '../../http/schemas.js';
-import { applyBillingEvent } from '../../store/billing.js';
 
 // POST /v1/billing/webhook: the payment provider's events, authenticated by
 // the Payment-Signature header over the raw body (docs/concepts.md,
@@ -24,7 +23,7 @@ const badSignature = () =>
   );
 
 export const billingWebhookRoute: FastifyPluginAsyncTypebox = async (app) => {
-  const { config, clock, store, logger } = app.services;
+  const { config, clock } = app.services;
   // In this plugin's scope only: the signature is over the bytes as sent.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -68,18 +67,7 @@ export const billingWebhookRoute: FastifyPluginAsyncTypebox = async (app) => {
       if (!event)
         throw new ApiError('invalid_request', 'The body is not a payment event (id, type, created, data.object).');
 
-      let intent: BillingIntent = interpret(event);
-      if (intent.kind !== 'ignore' && intent.plan !== null && !config.planQuotas.has(intent.plan)) {
-        intent = { kind: 'ignore', reason: `plan "${intent.plan}" is not in PLAN_QUOTAS` };
-      }
-      const outcome = await applyBillingEvent(store, event, intent, isoTime(clock.now()));
-      const fields = { provider_event_id: event.id, type: event.type, result: outcome.result };
-      if (outcome.result === 'ignored') logger.info({ ...fields, reason: outcome.reason }, 'billing event ignored');
-      else
-        logger.info(
-          { ...fields, developer_id: 'developerId' in outcome ? outcome.developerId : undefined },
-          'billing event',
-        );
+      const outcome = await applyPaymentEvent(app.services, event);
       return { received: true as const, result: outcome.result };
     },
   );

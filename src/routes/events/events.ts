@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { longPollWithinCap, MAX_WAIT_SECONDS, RECHECK_MS } from '../../actions/long-poll.js';
+import { readEvents } from '../../actions/events.js';
+import { MAX_WAIT_SECONDS } from '../../actions/long-poll.js';
 import { ApiError } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
-import { listEvents } from '../../store/events.js';
 
 // GET /v1/events: this developer's events in the key's mode, oldest first,
 // long-polled. It backs `pausepoint listen`, which forwards events to a local
@@ -30,8 +30,6 @@ const EventList = Type.Object({
 });
 
 export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { store, signals } = app.services;
-
   app.get(
     '/events',
     {
@@ -65,18 +63,12 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // A client that goes away ends its wait, and gives back its slot.
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
-      const { rows, hasMore } = await longPollWithinCap(
-        { slots: signals, holder: holder.credentialHash, max: app.services.config.maxWaitsPerKey },
-        {
-          waitSeconds: request.query.wait ?? 0,
-          read: () => listEvents(store, holder, { since: since?.toISOString(), limit }),
-          isDone: (page) => page.rows.length > 0,
-          // Any change may be an event of this account; re-read at least every RECHECK_MS.
-          wake: (_page, ms, signal) => signals.waitAny(Math.min(ms, RECHECK_MS), signal),
-          isClosed: () => signals.isClosed,
-          signal: gone.signal,
-        },
-      );
+      const { rows, hasMore } = await readEvents(app.services, holder, {
+        since: since?.toISOString(),
+        limit,
+        waitSeconds: request.query.wait ?? 0,
+        signal: gone.signal,
+      });
       return {
         object: 'list' as const,
         has_more: hasMore,

@@ -114,7 +114,7 @@ export const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // While the service shuts down, the answer closes its connection, or a
     // kept-alive socket would hold the server's close open.
     res.on('finish', () => {
-      if (services.signals.isClosed) request.raw.socket.end();
+      if (services.waiters.isClosed) request.raw.socket.end();
     });
     reply.hijack();
     // What the app's onSend hook adds to every other answer.

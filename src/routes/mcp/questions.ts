@@ -8,6 +8,7 @@ import {
   newPauseRules,
 } from '../../actions/create-pause.js';
 import { listOwnedPauses, readOwnedPause } from '../../actions/read-pauses.js';
+import type { ServiceContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { bodyChecker } from '../../http/validation.js';
 import { type NewQuestion, type Question, QuestionError, type Questions } from '../../mcp/questions.js';
@@ -22,7 +23,7 @@ const checkCreate = bodyChecker<Static<typeof CreatePauseInput>>(CreatePauseInpu
 export class LocalQuestions implements Questions {
   /** `waiter`: the API key, whose concurrent waits are capped as the long-poll's are. */
   constructor(
-    private readonly services: CreatePauseServices,
+    private readonly services: CreatePauseServices & Pick<ServiceContext, 'waiters'>,
     private readonly owner: Owner,
     private readonly waiter: string,
   ) {}

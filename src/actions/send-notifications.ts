@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import { unseal } from '../domain/sealed.js';
 import { loadNotifications } from '../store/notifications.js';
-import { httpAttempt, outboxTick } from './outbox-worker.js';
+import { httpAttempt, outboxTick } from './outbox.js';
 
 // Sends live notifications: email through SMTP, Slack through the SSRF-safe
 // client. Test-mode notifications are written as `suppressed` and never get here.

@@ -2,7 +2,7 @@ import type { ServiceContext } from '../context.js';
 import { hmacSha256 } from '../domain/crypto.js';
 import { unseal } from '../domain/sealed.js';
 import { loadDeliveries } from '../store/deliveries.js';
-import { httpAttempt, outboxTick } from './outbox-worker.js';
+import { httpAttempt, outboxTick } from './outbox.js';
 
 // Sends due webhook deliveries (docs/webhooks.md): the stored body, byte for byte,
 // signed with the webhook's secret. A 2xx settles it; anything else is retried

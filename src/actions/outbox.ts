@@ -3,7 +3,7 @@ import { isoTime } from '../domain/clock.js';
 import { type AttemptResult, nextAttempt } from '../domain/retry-schedule.js';
 import type { PostResult } from '../net/safe-client.js';
 import { type Claim, claimDue, nextDue, type OutboxTable, settle, settleSucceeded } from '../store/outbox.js';
-import type { TickContext } from './loop.js';
+import type { TickContext } from './ticks.js';
 
 // One tick of an outbox queue (webhook deliveries, notifications): claim due
 // rows, attempt each, settle each, until nothing more is due. What follows a

@@ -2,25 +2,52 @@ import type { Kysely } from 'kysely';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { getDeveloper } from '../store/accounts.js';
-import { type DueFollowUp, dueFollowUps, type FollowUp, takeEscalation, takeReminder } from '../store/follow-ups.js';
+import {
+  type DueFollowUp,
+  dueFollowUps,
+  type FollowUp,
+  nextFollowUp,
+  takeEscalation,
+  takeReminder,
+} from '../store/follow-ups.js';
 import { insertNotifications } from '../store/notifications.js';
-import { announceQueued } from '../store/outbox.js';
 import { insertReviewers } from '../store/reviewers.js';
 import type { Database } from '../store/schema.js';
+import { announceWorkQueued } from '../store/wake-ups.js';
 import { planReviewerEmails } from './plan-notifications.js';
 import { newReviewer, type StoredEscalation } from './plan-reviewers.js';
 
 // Reminders to reviewers who have not voted, and escalation to more
 // reviewers, as they fall due. Each is taken and its emails written in one
 // transaction (the emails then go out through the outbox, with its retries).
+// The worker runs followUpReviewersTick: it takes the due ones from their
+// indexes in batches, then sleeps until the next falls due, never longer than
+// MAX_SLEEP_MS, so one scheduled by another instance is still caught within it.
+// When they fall due is decided at creation (plan-reviewers.ts); their store
+// part is src/store/follow-ups.ts.
 
-export type FollowUpServices = Pick<ServiceContext, 'store' | 'clock' | 'signals' | 'keys' | 'publicBaseUrl'>;
+export const BATCH_SIZE = 100;
+export const MAX_SLEEP_MS = 1000;
+const MIN_SLEEP_MS = 20;
+
+export type FollowUpServices = Pick<ServiceContext, 'store' | 'clock' | 'keys' | 'publicBaseUrl'>;
+
+export function followUpReviewersTick(services: FollowUpServices) {
+  const { store, clock } = services;
+  return async (): Promise<number> => {
+    while ((await followUpReviewers(services, BATCH_SIZE)) >= BATCH_SIZE) {
+      // a full batch of either kind: more may be due
+    }
+    const next = await nextFollowUp(store);
+    if (next === null) return MAX_SLEEP_MS;
+    return Math.min(MAX_SLEEP_MS, Math.max(MIN_SLEEP_MS, Date.parse(next) - clock.now().getTime()));
+  };
+}
 
 /** Sends up to `limit` due follow-ups of each kind; returns how many were due. */
 export async function followUpReviewers(services: FollowUpServices, limit: number): Promise<number> {
-  const { store, clock, signals } = services;
+  const { store, clock } = services;
   let due = 0;
-  let queued = false;
   // The order does not matter: a reminder due at the time of an escalation
   // goes to the reviewers asked before, not to those it adds (takeReminder).
   for (const kind of ['escalate', 'remind'] as FollowUp[]) {
@@ -29,10 +56,9 @@ export async function followUpReviewers(services: FollowUpServices, limit: numbe
     due += pauses.length;
     for (const { id, dueAt } of pauses) {
       const input = { pauseId: id, dueAt, clock };
-      queued = (await (kind === 'remind' ? remind(services, input) : escalate(services, input))) || queued;
+      await (kind === 'remind' ? remind(services, input) : escalate(services, input));
     }
   }
-  if (queued) signals.queued();
   return due;
 }
 
@@ -40,12 +66,12 @@ export async function followUpReviewers(services: FollowUpServices, limit: numbe
 const askerOf = async (store: FollowUpServices['store'], pause: { developer_id: string }, trx: Kysely<Database>) =>
   (await getDeveloper(store, pause.developer_id, trx))?.email ?? '';
 
-/** One due reminder; true when emails were queued. */
-function remind(services: FollowUpServices, input: DueFollowUp): Promise<boolean> {
+/** One due reminder: the reviewers who have not voted are emailed again. */
+function remind(services: FollowUpServices, input: DueFollowUp): Promise<void> {
   const { store } = services;
   return store.write(async (trx) => {
     const taken = await takeReminder(store, input, trx);
-    if (!taken || taken.waitingFor.length === 0) return false;
+    if (!taken || taken.waitingFor.length === 0) return;
     const emails = planReviewerEmails(services, taken.pause, taken.waitingFor, {
       kind: 'reminder',
       reviewerCount: taken.reviewerCount,
@@ -53,23 +79,23 @@ function remind(services: FollowUpServices, input: DueFollowUp): Promise<boolean
       askedBy: await askerOf(store, taken.pause, trx),
     });
     await insertNotifications(store, emails, trx);
-    return queue(services, taken.pause.mode, trx);
+    await wakeSendersOfLive(services, taken.pause.mode, trx);
   });
 }
 
 /** One due escalation: its reviewers are added, each emailed their own link. */
-function escalate(services: FollowUpServices, input: DueFollowUp): Promise<boolean> {
+function escalate(services: FollowUpServices, input: DueFollowUp): Promise<void> {
   const { store } = services;
   return store.write(async (trx) => {
     const taken = await takeEscalation(store, input, trx);
-    if (!taken) return false;
+    if (!taken) return;
     const { pause, now, reviewerEmails } = taken;
     const escalation = JSON.parse(pause.escalate ?? '{"reviewers":[]}') as StoredEscalation;
     const already = new Set(reviewerEmails);
     const added = escalation.reviewers
       .filter((reviewer) => !already.has(reviewer.email))
       .map((reviewer, index) => newReviewer(pause.id, reviewer, reviewerEmails.length + index, 'escalation', now));
-    if (added.length === 0) return false;
+    if (added.length === 0) return;
     await insertReviewers(store, added, trx);
     const emails = planReviewerEmails(services, pause, added, {
       kind: 'escalation',
@@ -78,17 +104,11 @@ function escalate(services: FollowUpServices, input: DueFollowUp): Promise<boole
       askedBy: await askerOf(store, pause, trx),
     });
     await insertNotifications(store, emails, trx);
-    return queue(services, pause.mode, trx);
+    await wakeSendersOfLive(services, pause.mode, trx);
   });
 }
 
 /** Live emails wait in the outbox: wake the senders (of every instance) once this commits. */
-async function queue(
-  services: FollowUpServices,
-  mode: string,
-  trx: Parameters<typeof announceQueued>[1],
-): Promise<boolean> {
-  if (mode !== 'live') return false;
-  await announceQueued(services.store, trx);
-  return true;
+async function wakeSendersOfLive(services: FollowUpServices, mode: string, trx: Kysely<Database>): Promise<void> {
+  if (mode === 'live') await announceWorkQueued(services.store, trx);
 }

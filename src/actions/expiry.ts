@@ -11,19 +11,15 @@ export const BATCH_SIZE = 500;
 export const MAX_SLEEP_MS = 500;
 const MIN_SLEEP_MS = 20;
 
-export function expirePausesTick(services: Pick<ServiceContext, 'store' | 'clock' | 'signals' | 'logger' | 'metrics'>) {
-  const { store, clock, signals, logger, metrics } = services;
+export function expirePausesTick(services: Pick<ServiceContext, 'store' | 'clock' | 'logger' | 'metrics'>) {
+  const { store, clock, logger, metrics } = services;
   return async (): Promise<number> => {
     for (;;) {
-      const { pauses: expired, queued } = await expireDuePauses(store, {
+      const expired = await expireDuePauses(store, {
         now: isoTime(clock.now()),
         limit: BATCH_SIZE,
       });
       if (expired.length > 0) {
-        signals.changed(
-          expired.map((pause) => pause.id),
-          { queued },
-        );
         const recordedAt = clock.now().getTime();
         for (const pause of expired) metrics.timeoutLag.observe((recordedAt - Date.parse(pause.expires_at)) / 1000);
         logger.debug({ count: expired.length }, 'pauses timed out');
