@@ -8,7 +8,7 @@ import { announceQueued } from '../store/outbox.js';
 import { insertReviewers } from '../store/reviewers.js';
 import type { Database } from '../store/schema.js';
 import { planReviewerEmails } from './plan-notifications.js';
-import { newReviewer, type StoredEscalation } from './plan-reviewers.js';
+import { newReviewer } from './plan-reviewers.js';
 
 // Reminders to reviewers who have not voted, and escalation to more
 // reviewers, as they fall due. Each is taken and its emails written in one
@@ -37,8 +37,8 @@ export async function followUpReviewers(services: FollowUpServices, limit: numbe
 }
 
 /** Who asks, as the emails name them: the email of the pause's developer account. */
-const askerOf = async (store: FollowUpServices['store'], pause: { developer_id: string }, trx: Kysely<Database>) =>
-  (await getDeveloper(store, pause.developer_id, trx))?.email ?? '';
+const askerOf = async (store: FollowUpServices['store'], pause: { developerId: string }, trx: Kysely<Database>) =>
+  (await getDeveloper(store, pause.developerId, trx))?.email ?? '';
 
 /** One due reminder; true when emails were queued. */
 function remind(services: FollowUpServices, input: DueFollowUp): Promise<boolean> {
@@ -64,9 +64,8 @@ function escalate(services: FollowUpServices, input: DueFollowUp): Promise<boole
     const taken = await takeEscalation(store, input, trx);
     if (!taken) return false;
     const { pause, now, reviewerEmails } = taken;
-    const escalation = JSON.parse(pause.escalate ?? '{"reviewers":[]}') as StoredEscalation;
     const already = new Set(reviewerEmails);
-    const added = escalation.reviewers
+    const added = (pause.escalation?.reviewers ?? [])
       .filter((reviewer) => !already.has(reviewer.email))
       .map((reviewer, index) => newReviewer(pause.id, reviewer, reviewerEmails.length + index, 'escalation', now));
     if (added.length === 0) return false;
