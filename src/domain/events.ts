@@ -9,6 +9,15 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** The events that end a pause: exactly one per pause. */
 export type OutcomeEventType = Exclude<EventType, 'pause.voted'>;
 
+/** A recorded event, as the events feed lists it: its payload is the webhook envelope, decoded. */
+export interface StoredEvent {
+  id: string;
+  type: EventType;
+  pauseId: string;
+  createdAt: string;
+  payload: Record<string, unknown>;
+}
+
 /** The fields of a pause its events carry. */
 export type PauseForEvent = Pick<
   Pause,
