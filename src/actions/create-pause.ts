@@ -192,7 +192,7 @@ function buildRow(owner: Owner, request: NewPause, now: Date): Pause {
     title: request.title,
     body: request.body ?? null,
     options,
-    allowText: request.allow_text === true,
+    allowText: Boolean(request.allow_text),
     expiresAt: isoTime(new Date(expiresAt)),
     timeoutDefault: request.timeout_default ?? null,
     metadata: (request.metadata ?? {}) as Record<string, unknown>,
