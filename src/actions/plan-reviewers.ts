@@ -2,10 +2,9 @@ import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { normaliseEmail } from '../domain/email.js';
 import { newId } from '../domain/ids.js';
-import type { Escalation, Pause } from '../domain/pause.js';
+import type { Escalation, Pause, PauseReviewerFields } from '../domain/pause.js';
 import { DEFAULT_REMIND_MAX } from '../domain/votes.js';
 import { ApiError, type FieldProblem } from '../errors.js';
-import type { ReviewerColumns } from '../store/pauses.js';
 import type { ReviewersTable } from '../store/schema.js';
 
 // The reviewer fields of a new pause: the rules that span fields (the schema
@@ -96,7 +95,7 @@ export function planReviewers(
   services: Pick<ServiceContext, 'mailer'>,
   request: ReviewerFields & { notify?: object },
   pause: Pick<Pause, 'id' | 'mode' | 'expiresAt' | 'createdAt'>,
-): { columns: Omit<ReviewerColumns, 'respondedBy'> | null; reviewers: ReviewersTable[] } {
+): { columns: Omit<PauseReviewerFields, 'respondedBy'> | null; reviewers: ReviewersTable[] } {
   if (request.reviewers === undefined && ONLY_WITH_REVIEWERS.every((field) => request[field] === undefined))
     return { columns: null, reviewers: [] };
   const created = Date.parse(pause.createdAt);

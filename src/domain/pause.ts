@@ -57,6 +57,21 @@ export interface Pause {
   escalatedAt: string | null;
 }
 
+/** The fields of a pause that only a pause with reviewers sets. */
+export type PauseReviewerFields = Pick<
+  Pause,
+  | 'quorum'
+  | 'veto'
+  | 'remindEvery'
+  | 'remindMax'
+  | 'escalation'
+  | 'respondedBy'
+  | 'remindAt'
+  | 'remindersSent'
+  | 'escalateAt'
+  | 'escalatedAt'
+>;
+
 /** The fields a pause's outcome is read from. */
 export type StoredOutcome = Pick<Pause, 'status' | 'expiresAt' | 'responseChoice' | 'responseText' | 'responseAt'>;
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Mode } from '../domain/keys.js';
-import type { Pause, PauseStatus } from '../domain/pause.js';
+import type { Pause, PauseReviewerFields, PauseStatus } from '../domain/pause.js';
 import { decodePause, encodePause } from './decode.js';
 import { prepared } from './prepared.js';
 import type { Database, PausesTable } from './schema.js';
@@ -76,23 +76,8 @@ export async function countPendingPauses(store: Store, owner: Owner): Promise<nu
   return Number(row.count);
 }
 
-/** The fields of a pause that only a pause with reviewers sets. */
-export type ReviewerColumns = Pick<
-  Pause,
-  | 'quorum'
-  | 'veto'
-  | 'remindEvery'
-  | 'remindMax'
-  | 'escalation'
-  | 'respondedBy'
-  | 'remindAt'
-  | 'remindersSent'
-  | 'escalateAt'
-  | 'escalatedAt'
->;
-
-/** The reviewer columns of a pause that has none. */
-export const WITHOUT_REVIEWERS: Readonly<ReviewerColumns> = {
+/** The reviewer fields of a pause that has none. */
+export const WITHOUT_REVIEWERS: Readonly<PauseReviewerFields> = {
   quorum: null,
   veto: [],
   remindEvery: null,
