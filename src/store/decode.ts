@@ -6,7 +6,7 @@ import type { PausesTable } from './schema.js';
 // stringifies them.
 
 /** A stored JSON column, decoded; null stays null. */
-export const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 /** A pause row as the domain sees it. */
 export function decodePause(row: PausesTable): Pause {
