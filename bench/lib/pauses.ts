@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { DEFAULT_OPTIONS } from '../../src/domain/pause.js';
+import { encodePause } from '../../src/store/decode.js';
 import { WITHOUT_REVIEWERS } from '../../src/store/pauses.js';
 import type { PausesTable, ReviewersTable } from '../../src/store/schema.js';
 import { openStore, type Store } from '../../src/store/store.js';
@@ -47,26 +48,26 @@ export interface PendingPauseInput {
 
 /** The row the create route stores for {title, expires_at}, pending. */
 export function pendingPauseRow(input: PendingPauseInput, id: string, createdAt: string): PausesTable {
-  return {
+  return encodePause({
     id,
-    developer_id: input.developerId,
+    developerId: input.developerId,
     mode: input.mode,
     status: 'pending',
     title: input.title,
     body: null,
-    options: JSON.stringify(DEFAULT_OPTIONS),
-    allow_text: 0,
-    expires_at: input.expiresAt,
-    timeout_default: null,
-    metadata: '{}',
+    options: DEFAULT_OPTIONS,
+    allowText: false,
+    expiresAt: input.expiresAt,
+    timeoutDefault: null,
+    metadata: {},
     notify: null,
-    response_choice: null,
-    response_text: null,
-    response_at: null,
-    created_at: createdAt,
-    updated_at: createdAt,
+    responseChoice: null,
+    responseText: null,
+    responseAt: null,
+    createdAt,
+    updatedAt: createdAt,
     ...WITHOUT_REVIEWERS,
-  };
+  });
 }
 
 /**

@@ -52,7 +52,19 @@ const RESPOND_SET =
 
 function eventValues(pause: PausesTable, now: string): unknown[] {
   const id = newId('evt');
-  const payload = eventPayload('pause.responded', pause, now);
+  const payload = eventPayload(
+    'pause.responded',
+    {
+      id: pause.id,
+      developerId: pause.developer_id,
+      metadata: JSON.parse(pause.metadata),
+      responseChoice: pause.response_choice,
+      responseText: pause.response_text,
+      responseAt: pause.response_at,
+      expiresAt: pause.expires_at,
+    },
+    now,
+  );
   return [id, pause.id, pause.developer_id, pause.mode, 'pause.responded', payload, now];
 }
 

@@ -1,12 +1,20 @@
 import Type from 'typebox';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
-import { answerProblem, currentOutcome, MAX_OPTION_LENGTH, MAX_TEXT_LENGTH, type PauseView } from '../domain/pause.js';
+import {
+  answerProblem,
+  currentOutcome,
+  MAX_OPTION_LENGTH,
+  MAX_TEXT_LENGTH,
+  type Pause,
+  type PauseStatus,
+  type PauseView,
+} from '../domain/pause.js';
 import { verifyResponseToken } from '../domain/response-token.js';
 import { ApiError, invalidField } from '../errors.js';
 import { getPause } from '../store/pauses.js';
 import { getReviewer, type OwnVote, ownVote, tallyOf } from '../store/reviewers.js';
-import type { PausesTable, ReviewersTable } from '../store/schema.js';
+import type { ReviewersTable } from '../store/schema.js';
 import { castVote, respondToPause } from '../store/transitions.js';
 
 // What the human sees and does, shared by the JSON API (/v1/respond/{token})
@@ -30,7 +38,7 @@ export const AnswerFormInput = Type.Object({ choice: Choice, text: Type.Optional
 
 /** Who a response link speaks for: anyone holding the pause's shared link, or one named reviewer. */
 export interface Responder {
-  pause: PausesTable;
+  pause: Pause;
   reviewer?: ReviewersTable;
 }
 
@@ -90,16 +98,16 @@ export async function questionFor(
   const question: Question = {
     title: pause.title,
     body: pause.body,
-    options: JSON.parse(pause.options),
-    allow_text: pause.allow_text === 1,
-    expires_at: pause.expires_at,
+    options: pause.options,
+    allow_text: pause.allowText,
+    expires_at: pause.expiresAt,
     ...currentOutcome(pause),
   };
   if (!reviewer) return question;
   const tally = await tallyOf(services.store, pause.id);
   // The outcome's text is the deciding vote's comment: only its author sees it.
   const response =
-    question.response && pause.responded_by !== reviewer.id ? { ...question.response, text: null } : question.response;
+    question.response && pause.respondedBy !== reviewer.id ? { ...question.response, text: null } : question.response;
   return {
     ...question,
     response,
@@ -107,7 +115,7 @@ export async function questionFor(
       needed: pause.quorum ?? 1,
       reviewers: tally.reviewers,
       votes_so_far: tally.votes,
-      veto: JSON.parse(pause.veto ?? '[]'),
+      veto: pause.veto,
     },
     your_vote: ownVote(reviewer),
   };
@@ -115,7 +123,7 @@ export async function questionFor(
 
 /** What answering did: the pause's outcome so far, and for a reviewer their vote. */
 export interface AnswerResult {
-  status: PausesTable['status'];
+  status: PauseStatus;
   choice: string | null;
   text: string | null;
   response_at: string | null;

@@ -17,6 +17,7 @@ import {
   MAX_OPTIONS,
   MAX_TITLE_LENGTH,
   MIN_EXPIRY_SECONDS,
+  type Pause,
 } from '../domain/pause.js';
 import { billingPeriod, quotaOf } from '../domain/plans.js';
 import { formatBytes, formatSeconds } from '../domain/units.js';
@@ -34,7 +35,7 @@ import { findIdempotencyRecord, recordIdempotentResponse } from '../store/idempo
 import { insertNotifications } from '../store/notifications.js';
 import { insertPause, type Owner, WITHOUT_REVIEWERS } from '../store/pauses.js';
 import { insertReviewers } from '../store/reviewers.js';
-import type { Database, PausesTable } from '../store/schema.js';
+import type { Database } from '../store/schema.js';
 import { consumeLivePause } from '../store/usage.js';
 import { announceWorkQueued } from '../store/wake-ups.js';
 import { type NotifyRequest, planNotifications, planReviewerEmails } from './plan-notifications.js';
@@ -220,7 +221,7 @@ export async function createPause(
   if (problems.length > 0) throw invalidFields(problems);
   const plain = buildRow(owner, request, now);
   const { columns, reviewers } = planReviewers(services, request, plain);
-  const row: PausesTable = columns ? { ...plain, ...columns } : plain;
+  const row: Pause = columns ? { ...plain, ...columns } : plain;
 
   const requestHash = idempotencyKey ? sha256Hex(canonicalJson(request)) : '';
   const replay = () => findReplay(services, owner, idempotencyKey!, requestHash, now);
@@ -242,7 +243,7 @@ export async function createPause(
     : planReviewerEmails(services, row, reviewers, {
         kind: 'question',
         reviewerCount: reviewers.length,
-        now: row.created_at,
+        now: row.createdAt,
         askedBy,
       });
   const created = presentPause(services, row, { notifications, reviewers, url });
@@ -255,7 +256,7 @@ export async function createPause(
       await announceWorkQueued(store, db); // start sending once this commits
     }
     if (idempotencyKey) {
-      const response = { requestHash, responseStatus: 201, responseBody: JSON.stringify(created) };
+      const response = { requestHash, responseStatus: 201, responseBody: created };
       const when = { now: isoTime(now), windowStart: windowStart(now) };
       await recordIdempotentResponse(store, { ...owner, key: idempotencyKey, ...response, ...when }, db);
     }
@@ -282,10 +283,10 @@ async function findReplay(
 ): Promise<IdempotentReplay | null> {
   const prior = await findIdempotencyRecord(store, { ...owner, key, windowStart: windowStart(now) });
   if (!prior) return null;
-  if (prior.request_hash !== requestHash) {
+  if (prior.requestHash !== requestHash) {
     throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request body.');
   }
-  return new IdempotentReplay(prior.response_status, JSON.parse(prior.response_body));
+  return new IdempotentReplay(prior.responseStatus, prior.responseBody as PresentedPause);
 }
 
 /** newPauseProblems at the service's clock: the rules a caller runs beside CreatePauseInput's errors. */
@@ -334,29 +335,29 @@ export function newPauseProblems(request: Unchecked<NewPause>, now: Date): Field
   return problems;
 }
 
-function buildRow(owner: Owner, request: NewPause, now: Date): PausesTable {
+function buildRow(owner: Owner, request: NewPause, now: Date): Pause {
   const options = request.options ?? DEFAULT_OPTIONS;
   const createdAt = isoTime(now);
   const expiresAt =
     request.expires_at ?? new Date(now.getTime() + (request.expires_in ?? DEFAULT_EXPIRY_SECONDS) * 1000);
   return {
     id: newId('pause', now.getTime()),
-    developer_id: owner.developerId,
+    developerId: owner.developerId,
     mode: owner.mode,
     status: 'pending',
     title: request.title,
     body: request.body ?? null,
-    options: JSON.stringify(options),
-    allow_text: request.allow_text ? 1 : 0,
-    expires_at: isoTime(new Date(expiresAt)),
-    timeout_default: request.timeout_default ?? null,
-    metadata: JSON.stringify(request.metadata ?? {}),
-    notify: request.notify ? JSON.stringify(request.notify) : null,
-    response_choice: null,
-    response_text: null,
-    response_at: null,
-    created_at: createdAt,
-    updated_at: createdAt,
+    options,
+    allowText: Boolean(request.allow_text),
+    expiresAt: isoTime(new Date(expiresAt)),
+    timeoutDefault: request.timeout_default ?? null,
+    metadata: (request.metadata ?? {}) as Record<string, unknown>,
+    notify: request.notify ?? null,
+    responseChoice: null,
+    responseText: null,
+    responseAt: null,
+    createdAt: createdAt,
+    updatedAt: createdAt,
     ...WITHOUT_REVIEWERS,
   };
 }

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import type { Mode } from '../domain/keys.js';
-import { type EventSummary, listEvents } from '../store/events.js';
+import type { StoredEvent } from '../domain/events.js';
+import { listEvents } from '../store/events.js';
 import { longPollWithinCap, RECHECK_MS } from './long-poll.js';
 
 // GET /v1/events: a developer's events in one mode, oldest first, long-polled.
@@ -14,7 +15,7 @@ export function readEvents(
   services: Pick<ServiceContext, 'store' | 'waiters' | 'config'>,
   holder: { developerId: string; mode: Mode; credentialHash: string },
   input: { since?: string | undefined; limit: number; waitSeconds: number; signal?: AbortSignal },
-): Promise<{ rows: EventSummary[]; hasMore: boolean }> {
+): Promise<{ rows: StoredEvent[]; hasMore: boolean }> {
   const { store, waiters } = services;
   return longPollWithinCap(
     { slots: waiters, holder: holder.credentialHash, max: services.config.maxWaitsPerKey },

@@ -21,7 +21,7 @@ export function expirePausesTick(services: Pick<ServiceContext, 'store' | 'clock
       });
       if (expired.length > 0) {
         const recordedAt = clock.now().getTime();
-        for (const pause of expired) metrics.timeoutLag.observe((recordedAt - Date.parse(pause.expires_at)) / 1000);
+        for (const pause of expired) metrics.timeoutLag.observe((recordedAt - Date.parse(pause.expiresAt)) / 1000);
         logger.debug({ count: expired.length }, 'pauses timed out');
       }
       if (expired.length < BATCH_SIZE) break;

@@ -15,7 +15,7 @@ import { insertReviewers } from '../store/reviewers.js';
 import type { Database } from '../store/schema.js';
 import { announceWorkQueued } from '../store/wake-ups.js';
 import { planReviewerEmails } from './plan-notifications.js';
-import { newReviewer, type StoredEscalation } from './plan-reviewers.js';
+import { newReviewer } from './plan-reviewers.js';
 
 // Reminders to reviewers who have not voted, and escalation to more
 // reviewers, as they fall due. Each is taken and its emails written in one
@@ -63,8 +63,8 @@ export async function followUpReviewers(services: FollowUpServices, limit: numbe
 }
 
 /** Who asks, as the emails name them: the email of the pause's developer account. */
-const askerOf = async (store: FollowUpServices['store'], pause: { developer_id: string }, trx: Kysely<Database>) =>
-  (await getDeveloper(store, pause.developer_id, trx))?.email ?? '';
+const askerOf = async (store: FollowUpServices['store'], pause: { developerId: string }, trx: Kysely<Database>) =>
+  (await getDeveloper(store, pause.developerId, trx))?.email ?? '';
 
 /** One due reminder: the reviewers who have not voted are emailed again. */
 function remind(services: FollowUpServices, input: DueFollowUp): Promise<void> {
@@ -90,9 +90,8 @@ function escalate(services: FollowUpServices, input: DueFollowUp): Promise<void>
     const taken = await takeEscalation(store, input, trx);
     if (!taken) return;
     const { pause, now, reviewerEmails } = taken;
-    const escalation = JSON.parse(pause.escalate ?? '{"reviewers":[]}') as StoredEscalation;
     const already = new Set(reviewerEmails);
-    const added = escalation.reviewers
+    const added = (pause.escalation?.reviewers ?? [])
       .filter((reviewer) => !already.has(reviewer.email))
       .map((reviewer, index) => newReviewer(pause.id, reviewer, reviewerEmails.length + index, 'escalation', now));
     if (added.length === 0) return;

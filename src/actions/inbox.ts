@@ -123,7 +123,7 @@ export async function inboxOf(
       pauseId: row.pause.id,
       question: await questionFor(services, row),
       askedBy: row.askedBy,
-      createdAt: row.pause.created_at,
+      createdAt: row.pause.createdAt,
     })),
   );
   return { waiting, votes };

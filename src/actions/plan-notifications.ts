@@ -1,12 +1,13 @@
 import type { ServiceContext } from '../context.js';
 import { newId, newIds } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
+import type { Pause } from '../domain/pause.js';
 import { reviewerToken } from '../domain/response-token.js';
 import { seal } from '../domain/sealed.js';
 import { ApiError } from '../errors.js';
 import { maskUrl, renderEmail, renderSlack } from '../messages/render.js';
 import { checkOutboundUrl } from '../net/address-policy.js';
-import type { NotificationKind, NotificationsTable, PausesTable, ReviewersTable } from '../store/schema.js';
+import type { NotificationKind, NotificationsTable, ReviewersTable } from '../store/schema.js';
 
 // The notifications a pause asks for, rendered now and written with the
 // pause (or with the reminder or escalation that sends them). Live ones are
@@ -26,7 +27,7 @@ const invalidSlackUrl = (reason: string) =>
 export async function planNotifications(
   services: Pick<ServiceContext, 'config' | 'mailer' | 'keys'>,
   mode: Mode,
-  pause: PausesTable,
+  pause: Pause,
   notify: NotifyRequest | undefined,
   responseUrl: string,
   askedBy: string,
@@ -51,11 +52,11 @@ export async function planNotifications(
   const question = {
     title: pause.title,
     body: pause.body,
-    options: JSON.parse(pause.options) as string[],
-    expiresAt: pause.expires_at,
+    options: pause.options,
+    expiresAt: pause.expiresAt,
     responseUrl,
   };
-  const base = queueColumns(pause, pause.created_at);
+  const base = queueColumns(pause, pause.createdAt);
   const rows: NotificationsTable[] = [];
   if (emails.length > 0) {
     const email = renderEmail({ ...question, askedBy });
@@ -92,11 +93,11 @@ export async function planNotifications(
 }
 
 /** The columns every new notification starts with: queued when live, kept as `suppressed` in test mode. */
-function queueColumns(pause: Pick<PausesTable, 'id' | 'developer_id' | 'mode'>, now: string) {
+function queueColumns(pause: Pick<Pause, 'id' | 'developerId' | 'mode'>, now: string) {
   const queued = pause.mode === 'live';
   return {
     pause_id: pause.id,
-    developer_id: pause.developer_id,
+    developer_id: pause.developerId,
     status: queued ? ('pending' as const) : ('suppressed' as const),
     attempts: 0,
     next_attempt_at: queued ? now : null,
@@ -117,7 +118,7 @@ export function reviewerUrl(
 }
 
 /** How a pause with reviewers is decided, in one line for a reviewer. */
-export function quorumNote(pause: Pick<PausesTable, 'quorum'>, reviewers: number): string {
+export function quorumNote(pause: Pick<Pause, 'quorum'>, reviewers: number): string {
   const quorum = pause.quorum ?? 1;
   if (reviewers === 1) return 'You are the reviewer of this question.';
   if (quorum === 1) return `You are one of ${reviewers} reviewers; the first answer decides.`;
@@ -130,20 +131,19 @@ export function quorumNote(pause: Pick<PausesTable, 'quorum'>, reviewers: number
  */
 export function planReviewerEmails(
   services: Pick<ServiceContext, 'publicBaseUrl' | 'keys'>,
-  pause: PausesTable,
+  pause: Pause,
   reviewers: ReviewersTable[],
   input: { kind: NotificationKind; reviewerCount: number; now: string; askedBy: string },
 ): NotificationsTable[] {
   if (reviewers.length === 0) return [];
   const base = queueColumns(pause, input.now);
-  const options = JSON.parse(pause.options) as string[];
   const ids = newIds('ntf', reviewers.length);
   return reviewers.map((reviewer, index) => {
     const email = renderEmail({
       title: pause.title,
       body: pause.body,
-      options,
-      expiresAt: pause.expires_at,
+      options: pause.options,
+      expiresAt: pause.expiresAt,
       responseUrl: reviewerUrl(services, reviewer),
       askedBy: input.askedBy,
       kind: input.kind === 'reminder' ? 'reminder' : 'question',

@@ -2,9 +2,10 @@ import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { normaliseEmail } from '../domain/email.js';
 import { newId } from '../domain/ids.js';
+import type { Escalation, Pause, PauseReviewerFields } from '../domain/pause.js';
 import { DEFAULT_REMIND_MAX } from '../domain/votes.js';
 import { ApiError, type FieldProblem } from '../errors.js';
-import type { PausesTable, ReviewersTable } from '../store/schema.js';
+import type { ReviewersTable } from '../store/schema.js';
 
 // The reviewer fields of a new pause: the rules that span fields (the schema
 // checks each field's shape), the reviewers' rows and the pause's columns for
@@ -23,25 +24,6 @@ export interface ReviewerFields {
   remind_max?: number;
   escalate?: { after: number; reviewers: ReviewerRequest[] };
 }
-
-/** What the stored escalation holds until it falls due. */
-export interface StoredEscalation {
-  after: number;
-  reviewers: Array<{ email: string; name: string | null }>;
-}
-
-type ReviewerColumns = Pick<
-  PausesTable,
-  | 'quorum'
-  | 'veto'
-  | 'remind_every'
-  | 'remind_max'
-  | 'escalate'
-  | 'remind_at'
-  | 'reminders_sent'
-  | 'escalate_at'
-  | 'escalated_at'
->;
 
 const ONLY_WITH_REVIEWERS = ['quorum', 'veto', 'remind_every', 'remind_max', 'escalate'] as const;
 
@@ -112,11 +94,11 @@ export function reviewerProblems(
 export function planReviewers(
   services: Pick<ServiceContext, 'mailer'>,
   request: ReviewerFields & { notify?: object },
-  pause: Pick<PausesTable, 'id' | 'mode' | 'options' | 'expires_at' | 'created_at'>,
-): { columns: ReviewerColumns | null; reviewers: ReviewersTable[] } {
+  pause: Pick<Pause, 'id' | 'mode' | 'expiresAt' | 'createdAt'>,
+): { columns: Omit<PauseReviewerFields, 'respondedBy'> | null; reviewers: ReviewersTable[] } {
   if (request.reviewers === undefined && ONLY_WITH_REVIEWERS.every((field) => request[field] === undefined))
     return { columns: null, reviewers: [] };
-  const created = Date.parse(pause.created_at);
+  const created = Date.parse(pause.createdAt);
   if (!request.reviewers) return { columns: null, reviewers: [] };
   if (pause.mode === 'live' && !services.mailer) {
     throw new ApiError(
@@ -128,25 +110,25 @@ export function planReviewers(
 
   const at = (seconds: number) => isoTime(new Date(created + seconds * 1000));
   const firstReminder = request.remind_every === undefined ? null : at(request.remind_every);
-  const escalation: StoredEscalation | null = request.escalate
+  const escalation: Escalation | null = request.escalate
     ? {
         after: request.escalate.after,
         reviewers: request.escalate.reviewers.map((r) => ({ email: r.email.toLowerCase(), name: r.name ?? null })),
       }
     : null;
-  const columns: ReviewerColumns = {
+  const columns = {
     quorum: request.quorum ?? 1,
-    veto: JSON.stringify(request.veto ?? []),
-    remind_every: request.remind_every ?? null,
-    remind_max: request.remind_every === undefined ? null : (request.remind_max ?? DEFAULT_REMIND_MAX),
-    escalate: escalation ? JSON.stringify(escalation) : null,
-    remind_at: firstReminder !== null && firstReminder < pause.expires_at ? firstReminder : null,
-    reminders_sent: request.remind_every === undefined ? null : 0,
-    escalate_at: escalation ? at(escalation.after) : null,
-    escalated_at: null,
+    veto: request.veto ?? [],
+    remindEvery: request.remind_every ?? null,
+    remindMax: request.remind_every === undefined ? null : (request.remind_max ?? DEFAULT_REMIND_MAX),
+    escalation,
+    remindAt: firstReminder !== null && firstReminder < pause.expiresAt ? firstReminder : null,
+    remindersSent: request.remind_every === undefined ? null : 0,
+    escalateAt: escalation ? at(escalation.after) : null,
+    escalatedAt: null,
   };
   const reviewers = request.reviewers.map((r, position) =>
-    newReviewer(pause.id, r, position, 'create', pause.created_at),
+    newReviewer(pause.id, r, position, 'create', pause.createdAt),
   );
   return { columns, reviewers };
 }

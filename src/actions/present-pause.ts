@@ -1,13 +1,12 @@
 import type { ServiceContext } from '../context.js';
 import type { ReviewerRef, Vote } from '../domain/events.js';
 import type { Mode } from '../domain/keys.js';
-import { currentOutcome, type PauseResponse } from '../domain/pause.js';
+import { currentOutcome, type Pause, type PauseResponse, type PauseStatus } from '../domain/pause.js';
 import { responseToken } from '../domain/response-token.js';
 import { type NotificationSummary, notificationsOf } from '../store/notifications.js';
 import { type OwnVote, ownVote, reviewersOf, voteOf } from '../store/reviewers.js';
-import type { NotificationsTable, PausesTable, ReviewersTable } from '../store/schema.js';
+import type { NotificationsTable, ReviewersTable } from '../store/schema.js';
 import { reviewerUrl } from './plan-notifications.js';
-import type { StoredEscalation } from './plan-reviewers.js';
 
 // A pause as developers see it, through the API and any other front end.
 // The HTTP response schemas (routes/pauses/schemas.ts) are checked against
@@ -46,7 +45,7 @@ export interface PresentedPause {
   id: string;
   object: 'pause';
   mode: Mode;
-  status: PausesTable['status'];
+  status: PauseStatus;
   title: string;
   body: string | null;
   options: string[];
@@ -86,29 +85,28 @@ export interface PauseParts {
 
 export function presentPause(
   services: Pick<ServiceContext, 'publicBaseUrl' | 'keys'>,
-  row: PausesTable,
+  pause: Pause,
   parts: PauseParts = {},
 ): PresentedPause {
-  const { status, response } = currentOutcome(row);
+  const { status, response } = currentOutcome(pause);
   const reviewers = parts.reviewers ?? [];
-  const withReviewers = row.quorum !== null;
+  const withReviewers = pause.quorum !== null;
   const votes = withReviewers ? reviewers.flatMap((reviewer) => voteOf(reviewer) ?? []) : [];
   votes.sort((a, b) => (a.voted_at < b.voted_at ? -1 : a.voted_at > b.voted_at ? 1 : 0));
-  const decider = reviewers.find((reviewer) => reviewer.id === row.responded_by);
-  const escalation = row.escalate ? (JSON.parse(row.escalate) as StoredEscalation) : null;
+  const decider = reviewers.find((reviewer) => reviewer.id === pause.respondedBy);
   return {
-    id: row.id,
+    id: pause.id,
     object: 'pause',
-    mode: row.mode,
+    mode: pause.mode,
     status,
-    title: row.title,
-    body: row.body,
-    options: JSON.parse(row.options),
-    allow_text: row.allow_text === 1,
-    expires_at: row.expires_at,
-    timeout_default: row.timeout_default,
-    metadata: JSON.parse(row.metadata),
-    response_url: withReviewers ? null : parts.url === undefined ? responseUrl(services, row.id) : parts.url,
+    title: pause.title,
+    body: pause.body,
+    options: pause.options,
+    allow_text: pause.allowText,
+    expires_at: pause.expiresAt,
+    timeout_default: pause.timeoutDefault,
+    metadata: pause.metadata,
+    response_url: withReviewers ? null : parts.url === undefined ? responseUrl(services, pause.id) : parts.url,
     response: response && {
       ...response,
       responded_by: decider ? { id: decider.id, email: decider.email, name: decider.name } : null,
@@ -123,26 +121,26 @@ export function presentPause(
       vote: ownVote(reviewer),
       added_by: reviewer.added_by,
     })),
-    quorum: row.quorum,
-    veto: row.veto ? JSON.parse(row.veto) : [],
-    remind_every: row.remind_every,
-    remind_max: row.remind_max,
-    escalate: escalation && { ...escalation, escalated_at: row.escalated_at },
-    created_at: row.created_at,
-    updated_at: row.updated_at,
+    quorum: pause.quorum,
+    veto: pause.veto,
+    remind_every: pause.remindEvery,
+    remind_max: pause.remindMax,
+    escalate: pause.escalation && { ...pause.escalation, escalated_at: pause.escalatedAt },
+    created_at: pause.createdAt,
+    updated_at: pause.updatedAt,
   };
 }
 
 /** Stored pauses as the API shows them, with their notifications and reviewers (one query each for all). */
 export async function presentStoredPauses(
   services: Pick<ServiceContext, 'publicBaseUrl' | 'keys' | 'store'>,
-  rows: PausesTable[],
+  pauses: Pause[],
 ): Promise<PresentedPause[]> {
-  const notifications = await notificationsOf(services.store, rows);
-  const withReviewers = rows.filter((row) => row.quorum !== null).map((row) => row.id);
+  const notifications = await notificationsOf(services.store, pauses);
+  const withReviewers = pauses.filter((pause) => pause.quorum !== null).map((pause) => pause.id);
   const reviewers = await reviewersOf(services.store, withReviewers);
-  return rows.map((row) =>
-    presentPause(services, row, { notifications: notifications.get(row.id), reviewers: reviewers.get(row.id) }),
+  return pauses.map((pause) =>
+    presentPause(services, pause, { notifications: notifications.get(pause.id), reviewers: reviewers.get(pause.id) }),
   );
 }
 

@@ -52,16 +52,16 @@ export async function pauseTimeline(
   ]);
   const entries: TimelineEntry[] = [
     {
-      at: pause.created_at,
+      at: pause.createdAt,
       type: 'created',
       actor: { type: 'developer' },
       detail: { reviewers: reviewers.filter((r) => r.added_by === 'create').length, quorum: pause.quorum },
     },
   ];
   const escalated = reviewers.filter((r) => r.added_by === 'escalation');
-  if (pause.escalated_at !== null) {
+  if (pause.escalatedAt !== null) {
     entries.push({
-      at: pause.escalated_at,
+      at: pause.escalatedAt,
       type: 'escalated',
       actor: SYSTEM,
       detail: { reviewers: escalated.map((r) => ({ id: r.id, email: r.email, name: r.name })) },
@@ -109,7 +109,7 @@ export async function pauseTimeline(
     });
   }
   if (outcome) {
-    const decider = reviewers.find((r) => r.id === pause.responded_by);
+    const decider = reviewers.find((r) => r.id === pause.respondedBy);
     switch (outcome.type) {
       case 'pause.responded':
         entries.push({
@@ -117,18 +117,18 @@ export async function pauseTimeline(
           type: 'responded',
           actor: decider ? { type: 'reviewer', email: decider.email } : { type: 'reviewer' },
           detail: {
-            choice: pause.response_choice,
-            text: pause.response_text,
+            choice: pause.responseChoice,
+            text: pause.responseText,
             ...(decider ? { reviewer_id: decider.id } : {}),
           },
         });
         break;
       case 'pause.timed_out':
         entries.push({
-          at: pause.expires_at,
+          at: pause.expiresAt,
           type: 'timed_out',
           actor: SYSTEM,
-          detail: { choice: pause.response_choice },
+          detail: { choice: pause.responseChoice },
         });
         break;
       case 'pause.cancelled':

@@ -11,6 +11,7 @@ import {
   MAX_WEBHOOK_URL_INPUT_LENGTH,
   MAX_WEBHOOKS,
   MIN_WEBHOOK_SECRET_LENGTH,
+  type Webhook,
 } from '../domain/webhooks.js';
 import { ApiError, notFound } from '../errors.js';
 import { checkWebhookUrl } from '../net/address-policy.js';
@@ -23,7 +24,7 @@ import {
 } from '../store/deliveries.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { Owner } from '../store/pauses.js';
-import type { DeliveryStatus, WebhooksTable } from '../store/schema.js';
+import type { DeliveryStatus } from '../store/schema.js';
 import {
   deleteWebhook,
   getOwnedWebhook,
@@ -39,7 +40,7 @@ import { requeueAndWake } from './requeue.js';
 // failed delivery again.
 
 /** A webhook as its owner sees it: never its secret. */
-export type OwnedWebhook = Omit<WebhooksTable, 'secret_sealed' | 'developer_id'>;
+export type OwnedWebhook = Webhook;
 
 /**
  * A webhook as a caller may register it: types and outer bounds only. The
@@ -104,18 +105,17 @@ export async function registerWebhook(
   const checked = await checkWebhookUrl(url, { allowedNetworks: config.webhookAllowedNetworks });
   if (!checked.ok) throw new ApiError('invalid_webhook_url', checked.reason);
 
-  const row = {
+  const webhook: OwnedWebhook = {
     id: options.id ?? newId('wh'),
-    developer_id: owner.developerId,
     mode: owner.mode,
     url: checked.url.toString(),
-    events: JSON.stringify(events),
-    secret_sealed: seal(keys.atRest, secret),
-    created_at: isoTime(clock.now()),
+    events,
+    createdAt: isoTime(clock.now()),
   };
+  const stored = { ...webhook, developerId: owner.developerId, secretSealed: seal(keys.atRest, secret) };
   let added: boolean;
   try {
-    added = await insertWebhookUnderCap(store, row, MAX_WEBHOOKS);
+    added = await insertWebhookUnderCap(store, stored, MAX_WEBHOOKS);
   } catch (error) {
     if (options.id === undefined || !isUniqueViolation(error)) throw error;
     throw new ApiError('invalid_request', 'This form was sent already: the webhook was added then.');
@@ -123,8 +123,7 @@ export async function registerWebhook(
   if (!added) {
     throw new ApiError('invalid_request', `A ${owner.mode} account has at most ${MAX_WEBHOOKS} webhooks.`);
   }
-  const { secret_sealed: _sealed, developer_id: _developer, ...owned } = row;
-  return owned;
+  return webhook;
 }
 
 /** The owner's webhooks in its mode, newest first. */

@@ -9,7 +9,7 @@ import { documentOf, Layout, Notice, Time } from './layout.js';
 import { ActionsHeader, Pager, StatusFilter } from './lists.js';
 import { modeOf, pauseHref } from './pauses.js';
 import { type SignedIn, signedInOf } from './session.js';
-import { eventsOf, findOwnedWebhook, webhookHref, webhookNotFoundPage, webhooksHref } from './webhooks.js';
+import { findOwnedWebhook, webhookHref, webhookNotFoundPage, webhooksHref } from './webhooks.js';
 
 // A webhook's delivery log, newest first, through the same action as
 // GET /v1/webhooks/{id}/deliveries (with a status filter and the API's
@@ -95,10 +95,10 @@ function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, redeli
         <h1 class="url">{webhook.url}</h1>
         <dl class="facts">
           <dt>Events</dt>
-          <dd>{eventsOf(webhook).join(', ')}</dd>
+          <dd>{webhook.events.join(', ')}</dd>
           <dt>Added</dt>
           <dd>
-            <Time at={webhook.created_at} />
+            <Time at={webhook.createdAt} />
           </dd>
           <dt>Id</dt>
           <dd>

@@ -34,8 +34,6 @@ export const webhooksHref = (mode: Mode, extra = '') =>
 export const webhookHref = (webhook: { id: string; mode: Mode }, extra = '') =>
   `/console/webhooks/${webhook.id}${webhook.mode === 'test' ? `?mode=test${extra && `&${extra}`}` : extra && `?${extra}`}`;
 
-export const eventsOf = (webhook: OwnedWebhook) => JSON.parse(webhook.events) as string[];
-
 /** The developer's webhook in either mode (the hint first), or undefined. */
 export async function findOwnedWebhook(
   services: Parameters<typeof readOwnedWebhook>[0],
@@ -112,9 +110,9 @@ function WebhooksPage({ signedIn, mode, formId, webhooks, form, created, notice 
                       <Breakable parts={urlParts(webhook.url)} />
                     </a>
                   </td>
-                  <td data-label="Events">{eventsOf(webhook).join(', ')}</td>
+                  <td data-label="Events">{webhook.events.join(', ')}</td>
                   <td data-label="Added">
-                    <Time at={webhook.created_at} />
+                    <Time at={webhook.createdAt} />
                   </td>
                   <td>
                     <a href={`/console/webhooks/${webhook.id}/remove${mode === 'test' ? '?mode=test' : ''}`}>

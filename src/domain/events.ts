@@ -1,3 +1,5 @@
+import type { Pause } from './pause.js';
+
 // The webhook envelope (docs/webhooks.md), serialised once: these bytes are stored and
 // signed and sent unchanged on every attempt.
 
@@ -7,16 +9,20 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** The events that end a pause: exactly one per pause. */
 export type OutcomeEventType = Exclude<EventType, 'pause.voted'>;
 
-interface PauseForEvent {
+/** A recorded event, as the events feed lists it: its payload is the webhook envelope, decoded. */
+export interface StoredEvent {
   id: string;
-  developer_id: string;
-  /** The stored JSON object text. */
-  metadata: string;
-  response_choice: string | null;
-  response_text: string | null;
-  response_at: string | null;
-  expires_at: string;
+  type: EventType;
+  pauseId: string;
+  createdAt: string;
+  payload: Record<string, unknown>;
 }
+
+/** The fields of a pause its events carry. */
+export type PauseForEvent = Pick<
+  Pause,
+  'id' | 'developerId' | 'metadata' | 'responseChoice' | 'responseText' | 'responseAt' | 'expiresAt'
+>;
 
 export interface ReviewerRef {
   id: string;
@@ -39,7 +45,7 @@ export interface Decision {
 }
 
 const envelope = (type: EventType, pause: PauseForEvent, timestamp: string, data: Record<string, unknown>) =>
-  JSON.stringify({ event: type, pause_id: pause.id, developer_id: pause.developer_id, timestamp, data });
+  JSON.stringify({ event: type, pause_id: pause.id, developer_id: pause.developerId, timestamp, data });
 
 export function eventPayload(
   type: OutcomeEventType,
@@ -47,20 +53,20 @@ export function eventPayload(
   timestamp: string,
   decision?: Decision,
 ): string {
-  const metadata = JSON.parse(pause.metadata) as Record<string, unknown>;
+  const { metadata } = pause;
   switch (type) {
     case 'pause.responded':
       return envelope(type, pause, timestamp, {
-        choice: pause.response_choice,
-        text: pause.response_text,
-        response_at: pause.response_at,
+        choice: pause.responseChoice,
+        text: pause.responseText,
+        response_at: pause.responseAt,
         metadata,
         ...decision,
       });
     case 'pause.timed_out':
       return envelope(type, pause, timestamp, {
-        choice: pause.response_choice,
-        response_at: pause.response_at ?? pause.expires_at,
+        choice: pause.responseChoice,
+        response_at: pause.responseAt ?? pause.expiresAt,
         metadata,
       });
     case 'pause.cancelled':
@@ -70,7 +76,7 @@ export function eventPayload(
 
 /** One reviewer's vote, for webhooks subscribed to pause.voted. */
 export function votedPayload(pause: PauseForEvent, reviewer: ReviewerRef, vote: Vote, votesSoFar: number): string {
-  const metadata = JSON.parse(pause.metadata) as Record<string, unknown>;
+  const { metadata } = pause;
   return envelope('pause.voted', pause, vote.voted_at, {
     reviewer,
     choice: vote.choice,

@@ -4,16 +4,76 @@
 // started before expires_at may still commit, and a program must never see
 // one outcome and then another.
 
+import type { Mode } from './keys.js';
+
 export type PauseStatus = 'pending' | 'responded' | 'timed_out' | 'cancelled';
 
-/** The stored fields a pause's outcome is read from. */
-export interface StoredOutcome {
-  status: PauseStatus;
-  expires_at: string;
-  response_choice: string | null;
-  response_text: string | null;
-  response_at: string | null;
+/** Whom a pause without reviewers notifies, as the developer asked. */
+export interface PauseNotify {
+  email?: string[];
+  slack_webhook_url?: string;
 }
+
+/** An escalation: after how many seconds, to whom. */
+export interface Escalation {
+  after: number;
+  reviewers: Array<{ email: string; name: string | null }>;
+}
+
+/** A pause, as the store hands it out (times are ISO 8601 UTC text). */
+export interface Pause {
+  id: string;
+  developerId: string;
+  mode: Mode;
+  status: PauseStatus;
+  title: string;
+  body: string | null;
+  options: string[];
+  allowText: boolean;
+  expiresAt: string;
+  timeoutDefault: string | null;
+  metadata: Record<string, unknown>;
+  notify: PauseNotify | null;
+  responseChoice: string | null;
+  responseText: string | null;
+  responseAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Votes an option needs to decide; null on a pause without reviewers. */
+  quorum: number | null;
+  /** The options a single vote decides; empty without reviewers. */
+  veto: string[];
+  remindEvery: number | null;
+  remindMax: number | null;
+  /** The escalation asked for, kept once it has happened (escalatedAt says when). */
+  escalation: Escalation | null;
+  /** The reviewer whose vote decided the pause. */
+  respondedBy: string | null;
+  /** When the next reminder falls due; null when none is left or the pause is decided. */
+  remindAt: string | null;
+  remindersSent: number | null;
+  /** When the escalation falls due; null once escalated or decided. */
+  escalateAt: string | null;
+  escalatedAt: string | null;
+}
+
+/** The fields of a pause that only a pause with reviewers sets. */
+export type PauseReviewerFields = Pick<
+  Pause,
+  | 'quorum'
+  | 'veto'
+  | 'remindEvery'
+  | 'remindMax'
+  | 'escalation'
+  | 'respondedBy'
+  | 'remindAt'
+  | 'remindersSent'
+  | 'escalateAt'
+  | 'escalatedAt'
+>;
+
+/** The fields a pause's outcome is read from. */
+export type StoredOutcome = Pick<Pause, 'status' | 'expiresAt' | 'responseChoice' | 'responseText' | 'responseAt'>;
 
 export interface PauseResponse {
   choice: string | null;
@@ -27,22 +87,22 @@ export interface PauseView {
 }
 
 /** Pending, but past expires_at: answers and cancels already lose. */
-export const isOverdue = (row: Pick<StoredOutcome, 'status' | 'expires_at'>, now: string) =>
-  row.status === 'pending' && row.expires_at <= now;
+export const isOverdue = (pause: Pick<Pause, 'status' | 'expiresAt'>, now: string) =>
+  pause.status === 'pending' && pause.expiresAt <= now;
 
 /** The pause's outcome as the API shows it now: its status and, once answered or timed out, the response. */
-export function currentOutcome(row: StoredOutcome): PauseView {
-  if (row.status === 'responded' || row.status === 'timed_out') {
+export function currentOutcome(pause: StoredOutcome): PauseView {
+  if (pause.status === 'responded' || pause.status === 'timed_out') {
     return {
-      status: row.status,
+      status: pause.status,
       response: {
-        choice: row.response_choice,
-        text: row.response_text,
-        response_at: row.response_at ?? row.expires_at,
+        choice: pause.responseChoice,
+        text: pause.responseText,
+        response_at: pause.responseAt ?? pause.expiresAt,
       },
     };
   }
-  return { status: row.status, response: null };
+  return { status: pause.status, response: null };
 }
 
 /** How soon and how late a pause may expire, in seconds from its creation. */
@@ -70,18 +130,17 @@ export interface AnswerProblem {
 }
 
 /**
- * What is wrong with an answer to this question (its stored options, a JSON
- * array, and allow_text), or null if nothing is: the choice first, then the text.
+ * What is wrong with an answer to this pause's question (its options and
+ * whether it takes text), or null if nothing is: the choice first, then the text.
  */
 export function answerProblem(
-  question: { options: string; allow_text: number },
+  pause: Pick<Pause, 'options' | 'allowText'>,
   choice: string,
   text: string | null,
 ): AnswerProblem | null {
-  if (!(JSON.parse(question.options) as string[]).includes(choice))
-    return { field: 'choice', problem: 'must be one of the options' };
+  if (!pause.options.includes(choice)) return { field: 'choice', problem: 'must be one of the options' };
   if (text === null) return null;
-  if (question.allow_text !== 1) return { field: 'text', problem: 'is not accepted for this pause' };
+  if (!pause.allowText) return { field: 'text', problem: 'is not accepted for this pause' };
   if (text.length > MAX_TEXT_LENGTH)
     return { field: 'text', problem: `must be at most ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters` };
   return null;

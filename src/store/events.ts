@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { StoredEvent } from '../domain/events.js';
 import type { Owner } from './pauses.js';
 import type { Database, EventsTable } from './schema.js';
 import type { Store } from './store.js';
@@ -6,15 +7,13 @@ import type { Store } from './store.js';
 // Reading the events of pauses. They are written with each transition, in
 // transitions.ts.
 
-export type EventSummary = Pick<EventsTable, 'id' | 'type' | 'pause_id' | 'created_at' | 'payload'>;
-
 /** A page of the owner's events, oldest first, from `since` (inclusive) if given. */
 export async function listEvents(
   store: Store,
   owner: Owner,
   input: { since?: string; limit: number },
   trx: Kysely<Database> = store.db,
-): Promise<{ rows: EventSummary[]; hasMore: boolean }> {
+): Promise<{ rows: StoredEvent[]; hasMore: boolean }> {
   let query = trx
     .selectFrom('events')
     .select(['id', 'type', 'pause_id', 'created_at', 'payload'])
@@ -26,7 +25,14 @@ export async function listEvents(
     .orderBy('id')
     .limit(input.limit + 1)
     .execute();
-  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+  const events = rows.slice(0, input.limit).map((row) => ({
+    id: row.id,
+    type: row.type,
+    pauseId: row.pause_id,
+    createdAt: row.created_at,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+  }));
+  return { rows: events, hasMore: rows.length > input.limit };
 }
 
 /** The event that ended a pause, if it has ended. */

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import { type Clock, isoTime } from '../domain/clock.js';
+import type { Pause } from '../domain/pause.js';
+import { decodePause } from './decode.js';
 import { PENDING } from './literals.js';
-import type { Database, PausesTable, ReviewersTable } from './schema.js';
+import type { Database, ReviewersTable } from './schema.js';
 import type { Store } from './store.js';
 
 // Reminders and escalations of pauses with reviewers. No timer in memory:
@@ -57,24 +59,24 @@ async function take(
   dialect: Store['dialect'],
   kind: FollowUp,
   input: DueFollowUp,
-): Promise<{ pause: PausesTable; now: string } | null> {
+): Promise<{ pause: Pause; now: string } | null> {
   const column = COLUMN[kind];
   let read = trx.selectFrom('pauses').selectAll().where('id', '=', input.pauseId);
   if (dialect === 'postgres') read = read.forUpdate();
-  const pause = await read.executeTakeFirst();
+  const row = await read.executeTakeFirst();
   // Read once the pause is locked: what is sent then is timed after any vote
   // or cancel it queued behind (as castVote does).
   const now = isoTime(input.clock.now());
-  if (!pause || pause[column] !== input.dueAt) return null;
-  if (pause.status !== 'pending' || pause.expires_at <= now) {
+  if (!row || row[column] !== input.dueAt) return null;
+  if (row.status !== 'pending' || row.expires_at <= now) {
     await trx
       .updateTable('pauses')
       .set({ [column]: null })
-      .where('id', '=', pause.id)
+      .where('id', '=', row.id)
       .execute();
     return null;
   }
-  return { pause, now };
+  return { pause: decodePause(row), now };
 }
 
 /** A follow-up seen due: the pause, when it fell due, and the clock to time what it sends. */
@@ -99,16 +101,16 @@ export async function takeReminder(
   store: Store,
   input: DueFollowUp,
   trx: Kysely<Database>,
-): Promise<{ pause: PausesTable; now: string; waitingFor: ReviewersTable[]; reviewerCount: number } | null> {
+): Promise<{ pause: Pause; now: string; waitingFor: ReviewersTable[]; reviewerCount: number } | null> {
   const taken = await take(trx, store.dialect, 'remind', input);
   if (!taken) return null;
   const { pause } = taken;
-  const sent = (pause.reminders_sent ?? 0) + 1;
-  const every = (pause.remind_every ?? 0) * 1000;
+  const sent = (pause.remindersSent ?? 0) + 1;
+  const every = (pause.remindEvery ?? 0) * 1000;
   const onSchedule = Date.parse(input.dueAt) + every;
   const now = Date.parse(taken.now);
   const next = isoTime(new Date(onSchedule > now ? onSchedule : now + every));
-  const remindAt = sent < (pause.remind_max ?? 0) && next < pause.expires_at ? next : null;
+  const remindAt = sent < (pause.remindMax ?? 0) && next < pause.expiresAt ? next : null;
   await trx
     .updateTable('pauses')
     .set({ reminders_sent: sent, remind_at: remindAt })
@@ -133,7 +135,7 @@ export async function takeEscalation(
   store: Store,
   input: DueFollowUp,
   trx: Kysely<Database>,
-): Promise<{ pause: PausesTable; now: string; reviewerEmails: string[] } | null> {
+): Promise<{ pause: Pause; now: string; reviewerEmails: string[] } | null> {
   const taken = await take(trx, store.dialect, 'escalate', input);
   if (!taken) return null;
   const { pause, now } = taken;
@@ -145,5 +147,5 @@ export async function takeEscalation(
     .returningAll()
     .executeTakeFirstOrThrow();
   const reviewers = await trx.selectFrom('reviewers').select('email').where('pause_id', '=', pause.id).execute();
-  return { pause: escalated, now, reviewerEmails: reviewers.map((reviewer) => reviewer.email) };
+  return { pause: decodePause(escalated), now, reviewerEmails: reviewers.map((reviewer) => reviewer.email) };
 }

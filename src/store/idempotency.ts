@@ -1,27 +1,40 @@
 import type { Kysely } from 'kysely';
 import type { Owner } from './pauses.js';
-import type { Database, IdempotencyKeysTable } from './schema.js';
+import type { Database } from './schema.js';
 import type { Store } from './store.js';
 
 // The first response to each Idempotency-Key of a create, kept for a window
 // the caller chooses: a record created at or before `windowStart` is expired.
 
-export type IdempotencyRecord = Pick<IdempotencyKeysTable, 'request_hash' | 'response_status' | 'response_body'>;
+/** The first response to a key: the hash of the request it answered, and the response (its body decoded). */
+export interface IdempotencyRecord {
+  requestHash: string;
+  responseStatus: number;
+  responseBody: unknown;
+}
 
 /** The owner's unexpired record of this key, if any. */
-export const findIdempotencyRecord = (
+export async function findIdempotencyRecord(
   store: Store,
   input: Owner & { key: string; windowStart: string },
   trx: Kysely<Database> = store.db,
-): Promise<IdempotencyRecord | undefined> =>
-  trx
+): Promise<IdempotencyRecord | undefined> {
+  const row = await trx
     .selectFrom('idempotency_keys')
-    .selectAll()
+    .select(['request_hash', 'response_status', 'response_body'])
     .where('developer_id', '=', input.developerId)
     .where('mode', '=', input.mode)
     .where('key', '=', input.key)
     .where('created_at', '>', input.windowStart)
     .executeTakeFirst();
+  return (
+    row && {
+      requestHash: row.request_hash,
+      responseStatus: row.response_status,
+      responseBody: JSON.parse(row.response_body),
+    }
+  );
+}
 
 /**
  * Records the response to a key, in the creating transaction. An expired
@@ -34,7 +47,7 @@ export async function recordIdempotentResponse(
     key: string;
     requestHash: string;
     responseStatus: number;
-    responseBody: string;
+    responseBody: unknown;
     now: string;
     windowStart: string;
   },
@@ -55,7 +68,7 @@ export async function recordIdempotentResponse(
       key: input.key,
       request_hash: input.requestHash,
       response_status: input.responseStatus,
-      response_body: input.responseBody,
+      response_body: JSON.stringify(input.responseBody),
       created_at: input.now,
     })
     .execute();

@@ -1,6 +1,8 @@
 import { newId } from '../domain/ids.js';
 import { issueInboxLinkToken, issueInboxToken } from '../domain/keys.js';
-import type { InboxSessionsTable, PausesTable, ReviewersTable } from './schema.js';
+import type { Pause, PauseStatus } from '../domain/pause.js';
+import { decodePause } from './decode.js';
+import type { InboxSessionsTable, ReviewersTable } from './schema.js';
 import type { Store } from './store.js';
 
 // The reviewers' inbox (migration 0011): single-use sign-in links, the
@@ -113,7 +115,7 @@ export async function isLiveReviewer(store: Store, email: string): Promise<boole
 export async function waitingForReviewer(
   store: Store,
   input: { email: string; now: string; limit: number },
-): Promise<Array<{ pause: PausesTable; reviewer: ReviewersTable; askedBy: string }>> {
+): Promise<Array<{ pause: Pause; reviewer: ReviewersTable; askedBy: string }>> {
   const reviewers = await store.db
     .selectFrom('reviewers')
     .innerJoin('pauses', 'pauses.id', 'reviewers.pause_id')
@@ -139,7 +141,9 @@ export async function waitingForReviewer(
       reviewers.map((r) => r.pause_id),
     )
     .execute();
-  const byId = new Map(pauses.map(({ asked_by, ...pause }) => [pause.id, { pause, askedBy: asked_by }]));
+  const byId = new Map(
+    pauses.map(({ asked_by, ...pause }) => [pause.id, { pause: decodePause(pause), askedBy: asked_by }]),
+  );
   return reviewers.flatMap((reviewer) => {
     const found = byId.get(reviewer.pause_id);
     return found ? [{ ...found, reviewer }] : [];
@@ -155,7 +159,7 @@ export interface CastVote {
   choice: string;
   text: string | null;
   voted_at: string;
-  status: PausesTable['status'];
+  status: PauseStatus;
   response_choice: string | null;
 }
 

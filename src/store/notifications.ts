@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
+import type { Pause } from '../domain/pause.js';
 import type { Claim } from './outbox.js';
-import type { Database, NotificationsTable, PausesTable } from './schema.js';
+import type { Database, NotificationsTable } from './schema.js';
 import type { Store } from './store.js';
 
 // Human notifications of a pause: written with it, sent by the outbox worker.
@@ -62,7 +63,7 @@ export type NotificationSummary = Pick<
  */
 export async function notificationsOf(
   store: Store,
-  pauses: Array<Pick<PausesTable, 'id' | 'notify' | 'quorum'>>,
+  pauses: Array<Pick<Pause, 'id' | 'notify' | 'quorum'>>,
   trx: Kysely<Database> = store.db,
 ): Promise<Map<string, NotificationSummary[]>> {
   const byPause = new Map<string, NotificationSummary[]>();

@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import { looksLikePauseId } from '../domain/ids.js';
-import type { PauseStatus } from '../domain/pause.js';
+import type { Pause, PauseStatus } from '../domain/pause.js';
 import { titleHasWords } from '../domain/search.js';
 import { ApiError } from '../errors.js';
+import { decodePause } from './decode.js';
 import type { Owner } from './pauses.js';
 import type { Database, PausesTable } from './schema.js';
 import type { Store } from './store.js';
@@ -26,7 +27,7 @@ export interface PauseSearch {
 }
 
 export interface SearchPage {
-  rows: PausesTable[];
+  rows: Pause[];
   /** The cursor of the next page, when there is one. */
   next?: string | undefined;
 }
@@ -161,10 +162,11 @@ async function searchSqlite(store: Store, owner: Owner, search: PauseSearch): Pr
       : (await store.db.selectFrom('pauses').selectAll().where('id', 'in', onPage).execute()).sort(
           (a, b) => positions.get(b.id)! - positions.get(a.id)!,
         );
-  if (found.length > search.limit) return { rows, next: String(positions.get(onPage[onPage.length - 1]!)) };
+  if (found.length > search.limit)
+    return { rows: rows.map(decodePause), next: String(positions.get(onPage[onPage.length - 1]!)) };
   // Every match looked at is on this page; more may follow the last one.
   const lookedAtAll = lookAt > search.limit + 1 && matches.length === lookAt;
-  return { rows, next: lookedAtAll ? String(matches[matches.length - 1]!.position) : undefined };
+  return { rows: rows.map(decodePause), next: lookedAtAll ? String(matches[matches.length - 1]!.position) : undefined };
 }
 
 /**
@@ -198,7 +200,7 @@ async function searchPostgres(store: Store, owner: Owner, search: PauseSearch): 
     return all;
   });
   const page = rows.slice(0, search.limit);
-  return { rows: page, next: rows.length > search.limit ? page[page.length - 1]?.id : undefined };
+  return { rows: page.map(decodePause), next: rows.length > search.limit ? page[page.length - 1]?.id : undefined };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Mode } from '../domain/keys.js';
-import type { PauseStatus } from '../domain/pause.js';
+import type { Pause, PauseReviewerFields, PauseStatus } from '../domain/pause.js';
+import { decodePause, encodePause } from './decode.js';
 import { prepared } from './prepared.js';
 import type { Database, PausesTable } from './schema.js';
 import type { Store } from './store.js';
@@ -17,8 +18,10 @@ const selectPause = prepared((db, input: { id: string }) =>
   db.selectFrom('pauses').selectAll().where('id', '=', input.id),
 );
 
-export const getPause = async (store: Store, id: string, trx?: Kysely<Database>): Promise<PausesTable | undefined> =>
-  (await selectPause(store, { id }, trx))[0];
+export async function getPause(store: Store, id: string, trx?: Kysely<Database>): Promise<Pause | undefined> {
+  const [row] = await selectPause(store, { id }, trx);
+  return row && decodePause(row);
+}
 
 const selectOwnedPause = prepared((db, input: Owner & { id: string }) =>
   db
@@ -30,13 +33,15 @@ const selectOwnedPause = prepared((db, input: Owner & { id: string }) =>
 );
 
 /** The pause, if it is this owner's (developer and mode). */
-export const getOwnedPause = async (
+export async function getOwnedPause(
   store: Store,
   owner: Owner,
   id: string,
   trx?: Kysely<Database>,
-): Promise<PausesTable | undefined> =>
-  (await selectOwnedPause(store, { developerId: owner.developerId, mode: owner.mode, id }, trx))[0];
+): Promise<Pause | undefined> {
+  const [row] = await selectOwnedPause(store, { developerId: owner.developerId, mode: owner.mode, id }, trx);
+  return row && decodePause(row);
+}
 
 /** A page of the owner's pauses, newest first, optionally of one status. */
 export async function listPauses(
@@ -44,7 +49,7 @@ export async function listPauses(
   owner: Owner,
   input: { status?: PauseStatus; limit: number; startingAfter?: string; now: string },
   trx: Kysely<Database> = store.db,
-): Promise<{ rows: PausesTable[]; hasMore: boolean }> {
+): Promise<{ rows: Pause[]; hasMore: boolean }> {
   let query = trx
     .selectFrom('pauses')
     .selectAll()
@@ -56,7 +61,7 @@ export async function listPauses(
     .orderBy('id', 'desc')
     .limit(input.limit + 1)
     .execute();
-  return { rows: rows.slice(0, input.limit), hasMore: rows.length > input.limit };
+  return { rows: rows.slice(0, input.limit).map(decodePause), hasMore: rows.length > input.limit };
 }
 
 /** How many of the owner's pauses are stored as pending (pauses_owner_status answers it). */
@@ -71,22 +76,23 @@ export async function countPendingPauses(store: Store, owner: Owner): Promise<nu
   return Number(row.count);
 }
 
-/** The reviewer columns of a pause that has none. */
-export const WITHOUT_REVIEWERS = {
+/** The reviewer fields of a pause that has none. */
+export const WITHOUT_REVIEWERS: Readonly<PauseReviewerFields> = {
   quorum: null,
-  veto: null,
-  remind_every: null,
-  remind_max: null,
-  escalate: null,
-  responded_by: null,
-  remind_at: null,
-  reminders_sent: null,
-  escalate_at: null,
-  escalated_at: null,
-} as const satisfies Partial<PausesTable>;
+  veto: [],
+  remindEvery: null,
+  remindMax: null,
+  escalation: null,
+  respondedBy: null,
+  remindAt: null,
+  remindersSent: null,
+  escalateAt: null,
+  escalatedAt: null,
+};
 
 /** A new pause. */
-export async function insertPause(store: Store, row: PausesTable, trx?: Kysely<Database>): Promise<void> {
+export async function insertPause(store: Store, pause: Pause, trx?: Kysely<Database>): Promise<void> {
+  const row = encodePause(pause);
   if (row.quorum === null) await insertPlainPause(store, row, trx);
   else await (trx ?? store.db).insertInto('pauses').values(row).execute();
 }

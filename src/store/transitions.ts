@@ -5,19 +5,21 @@ import {
   type EventType,
   eventPayload,
   type OutcomeEventType,
+  type PauseForEvent,
   type Vote,
   votedPayload,
 } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
-import { type AnswerProblem, answerProblem } from '../domain/pause.js';
+import { type AnswerProblem, answerProblem, type Pause } from '../domain/pause.js';
 import { decides } from '../domain/votes.js';
+import { decodePause } from './decode.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
 import { getPause } from './pauses.js';
 import { prepared } from './prepared.js';
 import { getReviewer, voteOf } from './reviewers.js';
-import type { Database, EventsTable, PausesTable } from './schema.js';
+import type { Database, EventsTable } from './schema.js';
 import type { Dialect, Store } from './store.js';
 import { announcePausesChanged, announceWorkQueued } from './wake-ups.js';
 
@@ -27,18 +29,13 @@ import { announcePausesChanged, announceWorkQueued } from './wake-ups.js';
 // it has exactly one event. Whoever loses gets null and decides the error.
 // A reviewer's vote is here too: the vote that decides is such a transition.
 
-export type Pause = PausesTable;
-
 /** A pause that changed; its waiters and the workers are woken once it commits (recordEvents). */
 export interface Transition<P = Pause> {
   pause: P;
 }
 
 /** What a pause's event is written from: its owner and the fields its payload carries. */
-type EventSource = Pick<
-  Pause,
-  'id' | 'developer_id' | 'mode' | 'metadata' | 'response_choice' | 'response_text' | 'response_at' | 'expires_at'
->;
+type EventSource = PauseForEvent & Pick<Pause, 'mode'>;
 
 /**
  * Writes the events of these transitions and their webhook deliveries (the
@@ -60,7 +57,7 @@ async function recordEvents<P extends EventSource>(
   const events: EventsTable[] = pauses.map((pause) => ({
     id: newId('evt'),
     pause_id: pause.id,
-    developer_id: pause.developer_id,
+    developer_id: pause.developerId,
     mode: pause.mode,
     type,
     payload: payloadOf(pause),
@@ -148,8 +145,17 @@ export async function respondToPause(store: Store, input: Answer): Promise<Trans
   return store.write(async (trx) => {
     const [row] = await markRespondedIn[store.dialect](store, input, trx);
     if (!row) return null;
-    const { has_webhooks, ...pause } = row;
-    await recordEvents(store, 'pause.responded', [pause], input.now, trx, undefined, Boolean(has_webhooks));
+    const pause: EventSource = {
+      id: row.id,
+      developerId: row.developer_id,
+      mode: row.mode,
+      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+      responseChoice: row.response_choice,
+      responseText: row.response_text,
+      responseAt: row.response_at,
+      expiresAt: row.expires_at,
+    };
+    await recordEvents(store, 'pause.responded', [pause], input.now, trx, undefined, Boolean(row.has_webhooks));
     return { pause };
   });
 }
@@ -188,8 +194,9 @@ export async function cancelPause(
         .execute();
     }
     const now = isoTime(input.clock.now());
-    const [pause] = await markCancelled(store, { pauseId, developerId, mode, now }, trx);
-    if (!pause) return null;
+    const [row] = await markCancelled(store, { pauseId, developerId, mode, now }, trx);
+    if (!row) return null;
+    const pause = decodePause(row);
     await recordEvents(store, 'pause.cancelled', [pause], now, trx);
     return { pause };
   });
@@ -224,7 +231,8 @@ export async function expireDuePauses(store: Store, input: { now: string; limit:
       .where('id', 'in', due)
       .where('status', '=', PENDING)
       .returningAll()
-      .execute();
+      .execute()
+      .then((rows) => rows.map(decodePause));
     await recordEvents(store, 'pause.timed_out', expired, input.now, trx);
     return expired;
   });
@@ -260,7 +268,7 @@ export async function castVote(
   return store.write(async (trx): Promise<VoteResult> => {
     const pause =
       store.dialect === 'postgres'
-        ? (await lockPause(store, { pauseId }, trx))[0]
+        ? (await lockPause(store, { pauseId }, trx)).map(decodePause)[0]
         : await getPause(store, pauseId, trx);
     if (!pause || pause.quorum === null) return { kind: 'not_found' };
     /** A refusal, unless the token names no reviewer of this pause. */
@@ -273,13 +281,13 @@ export async function castVote(
     // after the outcome or the expiry it queued behind.
     const now = isoTime(input.clock.now());
     if (pause.status === 'responded') return refuse({ kind: 'already_responded' });
-    if (pause.status !== 'pending' || pause.expires_at <= now) return refuse({ kind: 'closed' });
+    if (pause.status !== 'pending' || pause.expiresAt <= now) return refuse({ kind: 'closed' });
     const statement = { pauseId, reviewerId, choice: input.choice, text: input.text, now };
     const [voted] = await recordVote(store, statement, trx);
     if (!voted) return refuse({ kind: 'already_voted' });
     const votes = (await votesOf(store, { pauseId }, trx)).map((row) => voteOf(row) as Vote);
     const vote = voteOf(voted) as Vote;
-    const rules = { quorum: pause.quorum, veto: JSON.parse(pause.veto ?? '[]') as string[] };
+    const rules = { quorum: pause.quorum, veto: pause.veto };
     const decided = decides(rules, input.choice, votes.filter((counted) => counted.choice === input.choice).length);
     const reviewer = { id: voted.id, email: voted.email, name: voted.name };
     await recordEvents(store, 'pause.voted', [pause], now, trx, () =>
@@ -287,8 +295,9 @@ export async function castVote(
     );
     if (!decided) return { kind: 'counted', pause, vote, votesSoFar: votes.length, decided };
 
-    const [responded] = await markDecided(store, statement, trx);
-    if (!responded) throw new Error(`pause ${pauseId} was read pending in this transaction, yet not updated`);
+    const [decidedRow] = await markDecided(store, statement, trx);
+    if (!decidedRow) throw new Error(`pause ${pauseId} was read pending in this transaction, yet not updated`);
+    const responded = decodePause(decidedRow);
     const decision: Decision = { responded_by: reviewer, votes };
     await recordEvents(store, 'pause.responded', [responded], now, trx, (row) =>
       eventPayload('pause.responded', row, now, decision),

@@ -1,30 +1,51 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Mode } from '../domain/keys.js';
+import type { Webhook } from '../domain/webhooks.js';
 import type { Owner } from './pauses.js';
 import type { Database, WebhooksTable } from './schema.js';
 import type { Store } from './store.js';
 
 // The webhooks a developer registers, and the cap on how many each mode holds.
 
+type WebhookRow = Pick<WebhooksTable, 'id' | 'mode' | 'url' | 'events' | 'created_at'>;
+const WEBHOOK_COLUMNS = ['id', 'mode', 'url', 'events', 'created_at'] as const;
+
+const decodeWebhook = (row: WebhookRow): Webhook => ({
+  id: row.id,
+  mode: row.mode,
+  url: row.url,
+  events: JSON.parse(row.events) as string[],
+  createdAt: row.created_at,
+});
+
 /** The owner's webhooks in its mode, newest first. */
-export const listWebhooks = (store: Store, owner: Owner, trx: Kysely<Database> = store.db) =>
-  trx
+export async function listWebhooks(store: Store, owner: Owner, trx: Kysely<Database> = store.db): Promise<Webhook[]> {
+  const rows = await trx
     .selectFrom('webhooks')
-    .select(['id', 'mode', 'url', 'events', 'created_at'])
+    .select(WEBHOOK_COLUMNS)
     .where('developer_id', '=', owner.developerId)
     .where('mode', '=', owner.mode)
     .orderBy('id', 'desc')
     .execute();
+  return rows.map(decodeWebhook);
+}
 
 /** The owner's webhook of that id in its mode (without its secret), or undefined. */
-export const getOwnedWebhook = (store: Store, owner: Owner, webhookId: string, trx: Kysely<Database> = store.db) =>
-  trx
+export async function getOwnedWebhook(
+  store: Store,
+  owner: Owner,
+  webhookId: string,
+  trx: Kysely<Database> = store.db,
+): Promise<Webhook | undefined> {
+  const row = await trx
     .selectFrom('webhooks')
-    .select(['id', 'mode', 'url', 'events', 'created_at'])
+    .select(WEBHOOK_COLUMNS)
     .where('id', '=', webhookId)
     .where('developer_id', '=', owner.developerId)
     .where('mode', '=', owner.mode)
     .executeTakeFirst();
+  return row && decodeWebhook(row);
+}
 
 /** Whether the webhook exists and is this owner's (developer and mode). */
 export async function isOwnedWebhook(
@@ -67,11 +88,26 @@ export async function deleteWebhook(
  * the developer's row is locked first, on SQLite the one connection runs one
  * write transaction at a time already.
  */
-export function insertWebhookUnderCap(store: Store, webhook: WebhooksTable, cap: number): Promise<boolean> {
+export function insertWebhookUnderCap(
+  store: Store,
+  webhook: Webhook & { developerId: string; secretSealed: string },
+  cap: number,
+): Promise<boolean> {
   return store.write(async (trx) => {
-    await lockOwner(store, trx, webhook.developer_id);
-    if ((await countWebhooks(trx, webhook.developer_id, webhook.mode)) >= cap) return false;
-    await trx.insertInto('webhooks').values(webhook).execute();
+    await lockOwner(store, trx, webhook.developerId);
+    if ((await countWebhooks(trx, webhook.developerId, webhook.mode)) >= cap) return false;
+    await trx
+      .insertInto('webhooks')
+      .values({
+        id: webhook.id,
+        developer_id: webhook.developerId,
+        mode: webhook.mode,
+        url: webhook.url,
+        events: JSON.stringify(webhook.events),
+        secret_sealed: webhook.secretSealed,
+        created_at: webhook.createdAt,
+      })
+      .execute();
     return true;
   });
 }

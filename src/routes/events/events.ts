@@ -76,9 +76,9 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
           id: row.id,
           object: 'event' as const,
           type: row.type,
-          pause_id: row.pause_id,
-          created_at: row.created_at,
-          payload: JSON.parse(row.payload),
+          pause_id: row.pauseId,
+          created_at: row.createdAt,
+          payload: row.payload,
         })),
       };
     },

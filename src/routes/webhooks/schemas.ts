@@ -1,7 +1,8 @@
 import Type from 'typebox';
+import type { OwnedWebhook } from '../../actions/webhooks.js';
 import { MAX_ID_LENGTH } from '../../domain/ids.js';
 import { ModeSchema, Timestamp } from '../../http/schemas.js';
-import type { DeliveriesTable, WebhooksTable } from '../../store/schema.js';
+import type { DeliveriesTable } from '../../store/schema.js';
 
 export const WebhookObject = Type.Object({
   id: Type.String(),
@@ -31,14 +32,14 @@ export const DeliveryObject = Type.Object({
 
 export const WebhookIdParams = Type.Object({ webhook_id: Type.String({ maxLength: MAX_ID_LENGTH }) });
 
-export function presentWebhook(row: Omit<WebhooksTable, 'secret_sealed' | 'developer_id'>) {
+export function presentWebhook(webhook: OwnedWebhook) {
   return {
-    id: row.id,
+    id: webhook.id,
     object: 'webhook' as const,
-    mode: row.mode,
-    url: row.url,
-    events: JSON.parse(row.events) as string[],
-    created_at: row.created_at,
+    mode: webhook.mode,
+    url: webhook.url,
+    events: webhook.events,
+    created_at: webhook.createdAt,
   };
 }
 

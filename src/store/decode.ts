@@ -1,0 +1,75 @@
+import type { Escalation, Pause, PauseNotify } from '../domain/pause.js';
+import type { PausesTable } from './schema.js';
+
+// Rows to domain values and back: the store alone knows that JSON is stored
+// as text and booleans as 0/1 (schema.ts says why), so only it parses and
+// stringifies them.
+
+/** A stored JSON column, decoded; null stays null. */
+const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+/** A pause row as the domain sees it. */
+export function decodePause(row: PausesTable): Pause {
+  return {
+    id: row.id,
+    developerId: row.developer_id,
+    mode: row.mode,
+    status: row.status,
+    title: row.title,
+    body: row.body,
+    options: JSON.parse(row.options) as string[],
+    allowText: row.allow_text === 1,
+    expiresAt: row.expires_at,
+    timeoutDefault: row.timeout_default,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    notify: parseJson<PauseNotify>(row.notify),
+    responseChoice: row.response_choice,
+    responseText: row.response_text,
+    responseAt: row.response_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    quorum: row.quorum,
+    veto: parseJson<string[]>(row.veto) ?? [],
+    remindEvery: row.remind_every,
+    remindMax: row.remind_max,
+    escalation: parseJson<Escalation>(row.escalate),
+    respondedBy: row.responded_by,
+    remindAt: row.remind_at,
+    remindersSent: row.reminders_sent,
+    escalateAt: row.escalate_at,
+    escalatedAt: row.escalated_at,
+  };
+}
+
+/** A pause as its row is written. A pause without reviewers (quorum null) stores null veto, as it always has. */
+export function encodePause(pause: Pause): PausesTable {
+  return {
+    id: pause.id,
+    developer_id: pause.developerId,
+    mode: pause.mode,
+    status: pause.status,
+    title: pause.title,
+    body: pause.body,
+    options: JSON.stringify(pause.options),
+    allow_text: pause.allowText ? 1 : 0,
+    expires_at: pause.expiresAt,
+    timeout_default: pause.timeoutDefault,
+    metadata: JSON.stringify(pause.metadata),
+    notify: pause.notify === null ? null : JSON.stringify(pause.notify),
+    response_choice: pause.responseChoice,
+    response_text: pause.responseText,
+    response_at: pause.responseAt,
+    created_at: pause.createdAt,
+    updated_at: pause.updatedAt,
+    quorum: pause.quorum,
+    veto: pause.quorum === null ? null : JSON.stringify(pause.veto),
+    remind_every: pause.remindEvery,
+    remind_max: pause.remindMax,
+    escalate: pause.escalation === null ? null : JSON.stringify(pause.escalation),
+    responded_by: pause.respondedBy,
+    remind_at: pause.remindAt,
+    reminders_sent: pause.remindersSent,
+    escalate_at: pause.escalateAt,
+    escalated_at: pause.escalatedAt,
+  };
+}
