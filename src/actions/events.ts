@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context.js';
-import type { Mode } from '../domain/keys.js';
 import type { StoredEvent } from '../domain/events.js';
+import type { Mode } from '../domain/keys.js';
 import { listEvents } from '../store/events.js';
 import { longPollWithinCap, RECHECK_MS } from './long-poll.js';
 
