@@ -21,6 +21,10 @@ const noBodyExpected = (request: FastifyRequest) =>
 
 const tooManyValues = () => new ApiError('invalid_request', `The JSON body holds more than ${MAX_JSON_VALUES} values.`);
 
+/** JSON bytes parsed without __proto__ or constructor poisoning; throws on anything else than valid JSON. */
+export const parseJsonSafely = (bytes: Buffer): unknown =>
+  secureJson.parse(bytes.toString('utf8'), undefined, { protoAction: 'error', constructorAction: 'error' });
+
 /**
  * JSON bodies, parsed safely (no __proto__ poisoning); an empty body is no
  * body. Fastify's text/plain parser is removed: a JSON body sent as text is a
@@ -38,8 +42,7 @@ export function installBodyParsers(app: FastifyInstance): void {
     if (!request.routeOptions.schema?.body) return done(noBodyExpected(request), undefined);
     if (countJsonValues(bytes) > MAX_JSON_VALUES) return done(tooManyValues(), undefined);
     try {
-      const text = bytes.toString('utf8');
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      done(null, parseJsonSafely(bytes));
     } catch {
       done(invalidJson(), undefined);
     }

@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { applyPaymentEvent } from '../../actions/billing.js';
 import { readProviderEvent, verifyPaymentSignature } from '../../domain/billing.js';
 import { ApiError } from '../../errors.js';
+import { parseJsonSafely } from '../../http/body-parser.js';
 import { unsafeInput } from '../../http/input-safety.js';
 import { errorResponses } from '../../http/schemas.js';
 
@@ -57,7 +58,7 @@ export const billingWebhookRoute: FastifyPluginAsyncTypebox = async (app) => {
 
       let parsed: unknown;
       try {
-        parsed = JSON.parse(raw.toString('utf8'));
+        parsed = parseJsonSafely(raw);
       } catch {
         throw new ApiError('invalid_request', 'The body is not valid JSON.');
       }
