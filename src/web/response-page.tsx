@@ -1,37 +1,49 @@
+import { raw } from 'hono/html';
+import type { Child } from 'hono/jsx';
 import type { Question } from '../actions/answer-pause.js';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
-import { formatTimeLeft, formatUtc } from '../domain/time-format.js';
+import { formatTimeLeft } from '../domain/time-format.js';
+import { documentOf } from '../html.js';
+import { Time } from './layout.js';
 
 // The response page, rendered on the server: the question is readable and
-// answerable without JavaScript. Every value from the developer is escaped.
+// answerable without JavaScript. JSX escapes every value from the developer.
 // A named reviewer's page (the question has `quorum`) also shows how the
 // question is decided, in counts only, and their own vote: never another
 // reviewer's name, vote or comment.
 
-const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+// The frame's fixed parts are rendered once, at start: GET /r/… is a hot
+// path, and JSX costs about a microsecond an element.
+const HEAD_START = raw(
+  String(
+    <>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="robots" content="noindex, nofollow" />
+    </>,
+  ),
+);
+const HEAD_END = raw(String(<link rel="stylesheet" href="/assets/page.css" />));
+const FOOTER = raw(String(<footer>Sent with pausepoint</footer>));
+const SCRIPT = raw(String(<script src="/assets/page.js" defer></script>));
 
-// In UTC on the server; the page's script shows it in the reader's own zone.
-const timeTag = (iso: string) => `<time datetime="${escapeHtml(iso)}">${formatUtc(iso)}</time>`;
-
-function layout(title: string, content: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="/assets/page.css">
-</head>
-<body>
-<main>
-${content}
-<footer>Sent with pausepoint</footer>
-</main>
-<script src="/assets/page.js" defer></script>
-</body>
-</html>`;
+function ResponseDocument({ title, children }: { title: string; children?: Child }) {
+  return (
+    <html lang="en">
+      <head>
+        {HEAD_START}
+        <title>{title}</title>
+        {HEAD_END}
+      </head>
+      <body>
+        <main>
+          {children}
+          {FOOTER}
+        </main>
+        {SCRIPT}
+      </body>
+    </html>
+  );
 }
 
 export interface PageState {
@@ -67,19 +79,42 @@ export function renderQuestionPage(page: PageState): string {
   const state = asOfNow(page);
   const { question } = state;
   const votedAndWaiting = question.quorum && question.status === 'pending' && question.your_vote;
-  const eyebrow = votedAndWaiting ? 'Your vote is in' : EYEBROW[question.status];
-  const parts = [`<p class="eyebrow">${eyebrow}</p>`, `<h1>${escapeHtml(question.title)}</h1>`];
-  if (question.body) parts.push(`<p class="details">${escapeHtml(question.body)}</p>`);
-  if (state.error) parts.push(`<p class="notice error" role="alert">${escapeHtml(state.error)}</p>`);
-  if (question.quorum) parts.push(reviewerView(state, question.quorum));
-  else parts.push(question.status === 'pending' ? answerForm(state) : outcome(state));
-  return layout(question.title, `<article class="card">\n${parts.join('\n')}\n</article>`);
+  return documentOf(
+    <ResponseDocument title={question.title}>
+      <article class="card">
+        <p class="eyebrow">{votedAndWaiting ? 'Your vote is in' : EYEBROW[question.status]}</p>
+        <h1>{question.title}</h1>
+        {question.body && <p class="details">{question.body}</p>}
+        {state.error && (
+          <p class="notice error" role="alert">
+            {state.error}
+          </p>
+        )}
+        {question.quorum ? (
+          <ReviewerView state={state} quorum={question.quorum} />
+        ) : question.status === 'pending' ? (
+          <AnswerForm state={state} />
+        ) : (
+          <Outcome state={state} />
+        )}
+      </article>
+    </ResponseDocument>,
+  );
 }
 
-function timeLeft(question: Question, now: Date): string {
+function TimeLeft({ question, now }: { question: Question; now: Date }) {
   const left = Date.parse(question.expires_at) - now.getTime();
-  return `<p class="time-left" data-expires-at="${escapeHtml(question.expires_at)}"><span data-countdown>Time left: ${formatTimeLeft(left)}</span> <span class="hint">(until ${timeTag(question.expires_at)})</span></p>
-<p class="notice" role="status" data-expired-note hidden></p>`;
+  return (
+    <>
+      <p class="time-left" data-expires-at={question.expires_at}>
+        <span data-countdown="">Time left: {formatTimeLeft(left)}</span>{' '}
+        <span class="hint">
+          (until <Time at={question.expires_at} relative={false} />)
+        </span>
+      </p>
+      <p class="notice" role="status" data-expired-note="" hidden></p>
+    </>
+  );
 }
 
 /** For a page with several forms (the reviewers' inbox): what tells this one's fields apart, and its hidden fields. */
@@ -88,75 +123,105 @@ export interface FormExtras {
   hidden?: Record<string, string>;
 }
 
-function answerForm(state: PageState, noun = 'answer', extras: FormExtras = {}): string {
+function AnswerForm({ state, noun = 'answer', extras = {} }: { state: PageState; noun?: string; extras?: FormExtras }) {
   const { question } = state;
   const id = `text${extras.idSuffix ?? ''}`;
-  const hidden = Object.entries(extras.hidden ?? {})
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">\n`)
-    .join('');
   const preselected = state.preselected && question.options.includes(state.preselected) ? state.preselected : undefined;
-  const buttons = question.options
-    .map((option) => {
-      const primary = preselected === undefined ? option === question.options[0] : option === preselected;
-      return `<button type="submit" name="choice" value="${escapeHtml(option)}"${primary ? ' class="primary"' : ''}>${escapeHtml(option)}</button>`;
-    })
-    .join('\n');
-  const text = question.allow_text
-    ? `<label for="${id}">Comment <span class="hint">(optional)</span></label>
-<textarea id="${id}" name="text" maxlength="${MAX_TEXT_LENGTH}" aria-describedby="${id}-hint"></textarea>
-<p class="hint" id="${id}-hint">Sent along with your ${noun}.</p>`
-    : '';
-  const confirm = preselected
-    ? `<p class="notice" role="status">You picked <strong>${escapeHtml(preselected)}</strong>. Confirm it below, or choose another ${noun}.</p>`
-    : '';
-  return `${timeLeft(question, state.now)}
-${confirm}
-<form method="post" action="${escapeHtml(state.action)}" data-answer>
-${hidden}${text}
-<fieldset class="options">
-<legend>Your ${noun}</legend>
-${buttons}
-</fieldset>
-</form>`;
+  const primary = preselected ?? question.options[0];
+  return (
+    <>
+      <TimeLeft question={question} now={state.now} />
+      {preselected && (
+        <p class="notice" role="status">
+          You picked <strong>{preselected}</strong>. Confirm it below, or choose another {noun}.
+        </p>
+      )}
+      <form method="post" action={state.action} data-answer="">
+        {Object.entries(extras.hidden ?? {}).map(([name, value]) => (
+          <input type="hidden" name={name} value={value} />
+        ))}
+        {question.allow_text && (
+          <>
+            <label for={id}>
+              Comment <span class="hint">(optional)</span>
+            </label>
+            <textarea id={id} name="text" maxlength={MAX_TEXT_LENGTH} aria-describedby={`${id}-hint`}></textarea>
+            <p class="hint" id={`${id}-hint`}>
+              Sent along with your {noun}.
+            </p>
+          </>
+        )}
+        <fieldset class="options">
+          <legend>Your {noun}</legend>
+          {question.options.map((option) => (
+            <button type="submit" name="choice" value={option} class={option === primary ? 'primary' : undefined}>
+              {option}
+            </button>
+          ))}
+        </fieldset>
+      </form>
+    </>
+  );
 }
 
-function outcome(state: PageState): string {
+const DefaultApplied = ({ choice }: { choice: string | null | undefined }) =>
+  choice ? (
+    <p>
+      The default answer <strong>{choice}</strong> was applied.
+    </p>
+  ) : null;
+
+function Outcome({ state }: { state: PageState }) {
   const { question } = state;
   const response = question.response;
-  const lines: string[] = [];
-  if (state.justAnswered) {
-    // Whoever opens this address sees it, so it says what happened, not who did it.
-    lines.push(`<p class="notice ok" role="status">Thank you — the answer has been recorded.</p>`);
-  }
-  switch (question.status) {
-    case 'responded':
-      lines.push(`<p class="state responded">Answered</p>`);
-      lines.push(
-        `<p class="answer">The answer was <strong>${escapeHtml(response?.choice ?? '')}</strong>` +
-          (response?.response_at ? ` at ${timeTag(response.response_at)}` : '') +
-          '.</p>',
-      );
-      if (response?.text) lines.push(`<p class="answer-text">${escapeHtml(response.text)}</p>`);
-      break;
-    case 'timed_out':
-      lines.push(`<p class="state timed_out">Expired</p>`);
-      lines.push(`<p>No answer was given before ${timeTag(question.expires_at)}.</p>`);
-      if (response?.choice)
-        lines.push(`<p>The default answer <strong>${escapeHtml(response.choice)}</strong> was applied.</p>`);
-      break;
-    case 'cancelled':
-      lines.push(`<p class="state cancelled">Cancelled</p>`);
-      lines.push(`<p>The requester withdrew this question; no answer is needed.</p>`);
-      break;
-  }
-  lines.push(`<p class="hint">This page no longer takes answers.</p>`);
-  return lines.join('\n');
+  return (
+    <>
+      {/* Whoever opens this address sees it, so it says what happened, not who did it. */}
+      {state.justAnswered && (
+        <p class="notice ok" role="status">
+          Thank you — the answer has been recorded.
+        </p>
+      )}
+      {question.status === 'responded' && (
+        <>
+          <p class="state responded">Answered</p>
+          <p class="answer">
+            The answer was <strong>{response?.choice ?? ''}</strong>
+            {response?.response_at && (
+              <>
+                {' '}
+                at <Time at={response.response_at} relative={false} />
+              </>
+            )}
+            .
+          </p>
+          {response?.text && <p class="answer-text">{response.text}</p>}
+        </>
+      )}
+      {question.status === 'timed_out' && (
+        <>
+          <p class="state timed_out">Expired</p>
+          <p>
+            No answer was given before <Time at={question.expires_at} relative={false} />.
+          </p>
+          <DefaultApplied choice={response?.choice} />
+        </>
+      )}
+      {question.status === 'cancelled' && (
+        <>
+          <p class="state cancelled">Cancelled</p>
+          <p>The requester withdrew this question; no answer is needed.</p>
+        </>
+      )}
+      <p class="hint">This page no longer takes answers.</p>
+    </>
+  );
 }
 
 export type Quorum = NonNullable<Question['quorum']>;
 
 /** How the question is decided and how far the votes are, in counts only. */
-function quorumNote(quorum: Quorum, open: boolean): string {
+function QuorumNote({ quorum, open }: { quorum: Quorum; open: boolean }) {
   const { needed, reviewers, votes_so_far: votes } = quorum;
   const rule =
     reviewers === 1
@@ -165,28 +230,48 @@ function quorumNote(quorum: Quorum, open: boolean): string {
         ? `${reviewers} reviewers; the first vote decides`
         : `${needed} of ${reviewers} reviewers must agree`;
   const progress = votes === 0 ? 'no votes yet' : `${votes} of ${reviewers} voted${open ? ' so far' : ''}`;
-  const lines = [`<p class="rule">${rule} · <span class="progress">${progress}</span></p>`];
-  if (open && quorum.veto.length > 0) {
-    const options = quorum.veto.map((option) => `<strong>${escapeHtml(option)}</strong>`).join(' or ');
-    lines.push(`<p class="hint">A single vote for ${options} decides at once.</p>`);
-  }
-  return `<div class="quorum">\n${lines.join('\n')}\n</div>`;
+  return (
+    <div class="quorum">
+      <p class="rule">
+        {rule} · <span class="progress">{progress}</span>
+      </p>
+      {open && quorum.veto.length > 0 && (
+        <p class="hint">
+          A single vote for{' '}
+          {quorum.veto.map((option, index) => (
+            <>
+              {index > 0 && ' or '}
+              <strong>{option}</strong>
+            </>
+          ))}{' '}
+          decides at once.
+        </p>
+      )}
+    </div>
+  );
 }
 
 /** The reviewer's own vote, with their comment; or that they did not vote. */
-function ownVote(question: Question): string {
-  const vote = question.your_vote;
-  if (!vote) return `<p class="answer">You did not vote.</p>`;
-  const lines = [
-    `<p class="answer">You voted <strong>${escapeHtml(vote.choice)}</strong> at ${timeTag(vote.voted_at)}.</p>`,
-  ];
-  if (vote.text) lines.push(`<p class="answer-text">${escapeHtml(vote.text)}</p>`);
-  return lines.join('\n');
+function OwnVote({ vote }: { vote: Question['your_vote'] }) {
+  if (!vote) return <p class="answer">You did not vote.</p>;
+  return (
+    <>
+      <p class="answer">
+        You voted <strong>{vote.choice}</strong> at <Time at={vote.voted_at} relative={false} />.
+      </p>
+      {vote.text && <p class="answer-text">{vote.text}</p>}
+    </>
+  );
 }
 
 /** A named reviewer's form while the question waits for their vote: on their page, and in their inbox. */
-export function renderVoteForm(state: PageState, quorum: Quorum, extras: FormExtras = {}): string {
-  return `${quorumNote(quorum, true)}\n${answerForm(state, 'vote', extras)}`;
+export function VoteForm({ state, quorum, extras }: { state: PageState; quorum: Quorum; extras?: FormExtras }) {
+  return (
+    <>
+      <QuorumNote quorum={quorum} open={true} />
+      <AnswerForm state={state} noun="vote" extras={extras} />
+    </>
+  );
 }
 
 /**
@@ -194,54 +279,79 @@ export function renderVoteForm(state: PageState, quorum: Quorum, extras: FormExt
  * whether the question is decided. The outcome's comment is never shown
  * here: it is another reviewer's (the reviewer's own is under their vote).
  */
-function reviewerView(state: PageState, quorum: Quorum): string {
+function ReviewerView({ state, quorum }: { state: PageState; quorum: Quorum }) {
   const { question } = state;
-  const voted = Boolean(question.your_vote);
-  const lines: string[] = [];
-  if (question.status === 'pending' && !voted) return renderVoteForm(state, quorum);
-  if (state.justAnswered && voted) {
-    lines.push(`<p class="notice ok" role="status">Thank you — your vote has been recorded.</p>`);
-  }
+  const vote = question.your_vote;
+  if (question.status === 'pending' && !vote) return <VoteForm state={state} quorum={quorum} />;
+  const thanks = state.justAnswered && vote && (
+    <p class="notice ok" role="status">
+      Thank you — your vote has been recorded.
+    </p>
+  );
+  if (question.status === 'pending')
+    return (
+      <>
+        {thanks}
+        {/* The page's script hides [data-while-open] once the deadline passes while it is open. */}
+        <p class="state pending" data-while-open="">
+          Waiting for the other reviewers
+        </p>
+        <OwnVote vote={vote} />
+        <QuorumNote quorum={quorum} open={true} />
+        <TimeLeft question={question} now={state.now} />
+        <p class="hint" data-while-open="">
+          Your vote is final. Reload this page later to see the decision.
+        </p>
+      </>
+    );
   const response = question.response;
-  switch (question.status) {
-    case 'pending':
-      // The page's script hides [data-while-open] once the deadline passes while it is open.
-      lines.push(`<p class="state pending" data-while-open>Waiting for the other reviewers</p>`);
-      lines.push(ownVote(question));
-      lines.push(quorumNote(quorum, true));
-      lines.push(timeLeft(question, state.now));
-      lines.push(`<p class="hint" data-while-open>Your vote is final. Reload this page later to see the decision.</p>`);
-      return lines.join('\n');
-    case 'responded':
-      lines.push(`<p class="state responded">Decided</p>`);
-      lines.push(
-        `<p class="answer">The decision is <strong>${escapeHtml(response?.choice ?? '')}</strong>` +
-          (response?.response_at ? `, made at ${timeTag(response.response_at)}` : '') +
-          '.</p>',
-      );
-      break;
-    case 'timed_out':
-      lines.push(`<p class="state timed_out">Expired</p>`);
-      lines.push(`<p>No decision was reached before ${timeTag(question.expires_at)}.</p>`);
-      if (response?.choice)
-        lines.push(`<p>The default answer <strong>${escapeHtml(response.choice)}</strong> was applied.</p>`);
-      break;
-    case 'cancelled':
-      lines.push(`<p class="state cancelled">Cancelled</p>`);
-      lines.push(`<p>The requester withdrew this question; no vote is needed.</p>`);
-      break;
-  }
-  lines.push(ownVote(question));
-  lines.push(quorumNote(quorum, false));
-  lines.push(`<p class="hint">This page no longer takes votes.</p>`);
-  return lines.join('\n');
+  return (
+    <>
+      {thanks}
+      {question.status === 'responded' && (
+        <>
+          <p class="state responded">Decided</p>
+          <p class="answer">
+            The decision is <strong>{response?.choice ?? ''}</strong>
+            {response?.response_at && (
+              <>
+                , made at <Time at={response.response_at} relative={false} />
+              </>
+            )}
+            .
+          </p>
+        </>
+      )}
+      {question.status === 'timed_out' && (
+        <>
+          <p class="state timed_out">Expired</p>
+          <p>
+            No decision was reached before <Time at={question.expires_at} relative={false} />.
+          </p>
+          <DefaultApplied choice={response?.choice} />
+        </>
+      )}
+      {question.status === 'cancelled' && (
+        <>
+          <p class="state cancelled">Cancelled</p>
+          <p>The requester withdrew this question; no vote is needed.</p>
+        </>
+      )}
+      <OwnVote vote={vote} />
+      <QuorumNote quorum={quorum} open={false} />
+      <p class="hint">This page no longer takes votes.</p>
+    </>
+  );
 }
 
 export function renderNotFoundPage(): string {
-  return layout(
-    'Link not valid',
-    `<article class="card"><h1>This link is not valid</h1>
-<p>Check that the whole link was copied. If it came in a message, ask the sender for a new one.</p></article>`,
+  return documentOf(
+    <ResponseDocument title="Link not valid">
+      <article class="card">
+        <h1>This link is not valid</h1>
+        <p>Check that the whole link was copied. If it came in a message, ask the sender for a new one.</p>
+      </article>
+    </ResponseDocument>,
   );
 }
 
@@ -249,5 +359,12 @@ export function renderErrorPage(
   title = 'Something went wrong on our side',
   message = 'Your link is fine. Please try again in a moment.',
 ): string {
-  return layout(title, `<article class="card"><h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p></article>`);
+  return documentOf(
+    <ResponseDocument title={title}>
+      <article class="card">
+        <h1>{title}</h1>
+        <p>{message}</p>
+      </article>
+    </ResponseDocument>,
+  );
 }

@@ -6,7 +6,7 @@ import { findResponder, questionFor, type Responder, submitAnswer } from '../act
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import { ApiError } from '../errors.js';
 import { PAGE_CSS, PAGE_JS } from './assets.js';
-import { type PageState, renderErrorPage, renderNotFoundPage, renderQuestionPage } from './page.js';
+import { type PageState, renderErrorPage, renderNotFoundPage, renderQuestionPage } from './response-page.js';
 
 // The human's page at /r/{token}. A GET only shows (mail scanners and link
 // previews open links); answering takes a POST from the form. After a POST

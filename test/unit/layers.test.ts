@@ -19,6 +19,7 @@ const LAYERS: Record<string, number> = {
   domain: 0,
   'errors.ts': 0,
   'config.ts': 1,
+  'html.ts': 1,
   'log-redaction.ts': 1,
   net: 2,
   store: 2,
