@@ -1,9 +1,8 @@
-import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { Question } from '../actions/answer-pause.js';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import { formatTimeLeft } from '../domain/time-format.js';
-import { documentOf } from '../html.js';
+import { documentOf, renderedOnce } from '../html.js';
 import { Time } from './layout.js';
 
 // The response page, rendered on the server: the question is readable and
@@ -14,18 +13,16 @@ import { Time } from './layout.js';
 
 // The frame's fixed parts are rendered once, at start: GET /r/… is a hot
 // path, and JSX costs about a microsecond an element.
-const HEAD_START = raw(
-  String(
-    <>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="robots" content="noindex, nofollow" />
-    </>,
-  ),
+const HEAD_START = renderedOnce(
+  <>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="robots" content="noindex, nofollow" />
+  </>,
 );
-const HEAD_END = raw(String(<link rel="stylesheet" href="/assets/page.css" />));
-const FOOTER = raw(String(<footer>Sent with pausepoint</footer>));
-const SCRIPT = raw(String(<script src="/assets/page.js" defer></script>));
+const HEAD_END = renderedOnce(<link rel="stylesheet" href="/assets/page.css" />);
+const FOOTER = renderedOnce(<footer>Sent with pausepoint</footer>);
+const SCRIPT = renderedOnce(<script src="/assets/page.js" defer></script>);
 
 function ResponseDocument({ title, children }: { title: string; children?: Child }) {
   return (
