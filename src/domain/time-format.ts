@@ -22,7 +22,7 @@ export function formatTimeLeft(ms: number): string {
  * countdown runs this very function's source, so the words the server writes
  * and the ones the script keeps current never differ.
  */
-export const TIME_LEFT_JS = `\n  ${formatTimeLeft.toString()}\n`;
+export const TIME_LEFT_JS = formatTimeLeft.toString();
 
 /**
  * The browser's half, for a page's own script (inside its function): every

@@ -79,7 +79,9 @@ ${LOCAL_TIMES_JS}
     if (note) { note.hidden = false; note.textContent = 'This request has expired: no decision is needed any more.'; }
     document.querySelectorAll('form button, form textarea').forEach(function (b) { b.disabled = true; });
   }
-${TIME_LEFT_JS}  var form = document.querySelector('form[data-answer]');
+  // The server's own function: the same words as the page it wrote.
+  ${TIME_LEFT_JS}
+  var form = document.querySelector('form[data-answer]');
   if (form) {
     var sent = false;
     form.addEventListener('submit', function (event) {
