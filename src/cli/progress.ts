@@ -1,7 +1,7 @@
 // The "time left" line while `pausepoint ask` waits, on a terminal only: it is
 // drawn on stderr, so stdout stays the outcome alone.
 import type { Pause } from '@pausepoint/sdk';
-import { formatCountdown } from '../domain/time-format.js';
+import { formatTimeLeft } from '../domain/time-format.js';
 
 export class Progress {
   private timer: NodeJS.Timeout | undefined;
@@ -20,7 +20,7 @@ export class Progress {
   }
 
   private draw(): void {
-    const left = formatCountdown(this.endsAt - Date.now());
+    const left = formatTimeLeft(this.endsAt - Date.now());
     process.stderr.write(`\r\x1b[2KWaiting for ${this.waitingFor}… ${left} left (Ctrl-C cancels)`);
   }
 

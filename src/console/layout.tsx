@@ -1,5 +1,6 @@
 import type { Child } from 'hono/jsx';
-import { documentOf, Frame, Time, WhoAndSignOut } from '../web/layout.js';
+import { documentOf } from '../html.js';
+import { Frame, Time, WhoAndSignOut } from '../web/layout.js';
 import type { SignedIn } from './session.js';
 
 // The frame of every console page (on the frame the inbox shares,

@@ -1,8 +1,8 @@
 // Every time a person reads, in one place: on the server a UTC time named
-// "UTC" (pages, emails, Slack), time left until a deadline (the response
-// page, the CLI's progress line), and the small browser script that the
-// console, the inbox and the response page share to show each <time> in the
-// reader's own zone, named.
+// "UTC" (pages, emails, Slack), time left until a deadline in words (the
+// response page and its script, the CLI's progress line), and the small
+// browser script that the console, the inbox and the response page share to
+// show each <time> in the reader's own zone, named.
 
 /** "2026-11-27 21:57 UTC": a time as the server writes it, before any script localises it. */
 export const formatUtc = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
@@ -17,17 +17,12 @@ export function formatTimeLeft(ms: number): string {
   return `${sec} s`;
 }
 
-/** "29:41", "1:02:03" or "2d 3h": time left as a ticking clock, for a progress line. */
-export function formatCountdown(ms: number): string {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const days = Math.floor(total / 86_400);
-  const hours = Math.floor((total % 86_400) / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = total % 60;
-  if (days > 0) return `${days}d ${hours}h`;
-  const two = (n: number) => String(n).padStart(2, '0');
-  return hours > 0 ? `${hours}:${two(minutes)}:${two(seconds)}` : `${minutes}:${two(seconds)}`;
-}
+/**
+ * formatTimeLeft itself, for a page's own script: the response page's
+ * countdown runs this very function's source, so the words the server writes
+ * and the ones the script keeps current never differ.
+ */
+export const TIME_LEFT_JS = formatTimeLeft.toString();
 
 /**
  * The browser's half, for a page's own script (inside its function): every

@@ -21,3 +21,41 @@ export function commonHeaders(services: BaseUrl, requestId: string): Record<stri
   if (isHttps(services)) headers['strict-transport-security'] = 'max-age=31536000';
   return headers;
 }
+
+/**
+ * What an HTML page needs beyond the policy every page has (its own scripts,
+ * styles and images only, forms posted to this service, no framing, no
+ * <base>); each page says so here, and its CSP is built from that alone.
+ */
+export interface PagePolicy {
+  /** How much of the page's address a link on it passes on: none where the address holds a token. */
+  referrer: 'no-referrer' | 'same-origin';
+  /** The page's script fetches from this service (connect-src). */
+  fetches?: boolean;
+  /** Styles a script injects carry this nonce, fresh for each answer. */
+  styleNonce?: string;
+  /** data: images and fonts, and blob: workers (the API reference's renderer). */
+  dataAndWorkers?: boolean;
+  /** The page has no form (form-action 'none'). */
+  noForms?: boolean;
+}
+
+/** The security headers of an HTML page: its Content-Security-Policy, no framing, its referrer policy. */
+export function pageSecurityHeaders(page: PagePolicy): Record<string, string> {
+  const directives = [
+    "default-src 'none'",
+    page.styleNonce ? `style-src 'self' 'nonce-${page.styleNonce}'` : "style-src 'self'",
+    "script-src 'self'",
+    page.dataAndWorkers ? "img-src 'self' data:; font-src 'self' data:" : "img-src 'self'",
+    ...(page.fetches ? ["connect-src 'self'"] : []),
+    ...(page.dataAndWorkers ? ['worker-src blob:'] : []),
+    page.noForms ? "form-action 'none'" : "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ];
+  return {
+    'content-security-policy': directives.join('; '),
+    'x-frame-options': 'DENY',
+    'referrer-policy': page.referrer,
+  };
+}

@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { raw } from 'hono/html';
 import { endInboxSession, inboxOf, voteFromInbox } from '../actions/inbox.js';
 import { looksLikePauseId } from '../domain/ids.js';
 import { ApiError } from '../errors.js';
 import type { CastVote } from '../store/inbox.js';
 import { Time } from '../web/layout.js';
-import { renderVoteForm } from '../web/page.js';
+import { VoteForm } from '../web/response-page.js';
 import { pageMessage } from '../web/routes.js';
 import { documentOf, InboxLayout, type InboxSignedIn } from './layout.js';
 import { inboxCookie, inboxSessions } from './session.js';
@@ -104,13 +103,13 @@ async function renderInbox(
                 <h3 id={`q-${index}`}>{question.title}</h3>
                 <Asked by={askedBy} at={createdAt} />
                 {question.body && <p class="details">{question.body}</p>}
-                {question.quorum &&
-                  raw(
-                    renderVoteForm({ question, action: `/inbox/vote/${pauseId}`, now }, question.quorum, {
-                      idSuffix: `-${index}`,
-                      hidden: { csrf: signedIn.csrf },
-                    }),
-                  )}
+                {question.quorum && (
+                  <VoteForm
+                    state={{ question, action: `/inbox/vote/${pauseId}`, now }}
+                    quorum={question.quorum}
+                    extras={{ idSuffix: `-${index}`, hidden: { csrf: signedIn.csrf } }}
+                  />
+                )}
               </article>
             ))}
           </div>

@@ -1,7 +1,8 @@
 import type { Child } from 'hono/jsx';
 import { LOCAL_TIMES_JS } from '../domain/time-format.js';
+import { documentOf } from '../html.js';
 import type { InboxSession } from '../store/inbox.js';
-import { documentOf, FRAME_CSS, Frame, WhoAndSignOut } from '../web/layout.js';
+import { FRAME_CSS, Frame, WhoAndSignOut } from '../web/layout.js';
 
 // The frame of every inbox page: the console's frame (web/layout.tsx), the
 // response page's stylesheet (the inbox shows the same vote form) and a few

@@ -4,7 +4,7 @@
 // current (and the page honest once the deadline passes) and stops double
 // submits.
 
-import { LOCAL_TIMES_JS } from '../domain/time-format.js';
+import { LOCAL_TIMES_JS, TIME_LEFT_JS } from '../domain/time-format.js';
 
 export const PAGE_CSS = `
 :root { color-scheme: light dark; --fg: #1b1d21; --muted: #5d6470; --bg: #f6f7f9; --card: #fff; --line: #d9dde3;
@@ -60,7 +60,7 @@ ${LOCAL_TIMES_JS}
     var tick = function () {
       var left = expiresAt - Date.now();
       if (left <= 0) { expire(); return; }
-      out.textContent = 'Time left: ' + formatLeft(left);
+      out.textContent = 'Time left: ' + formatTimeLeft(left);
       setTimeout(tick, left > 120000 ? 30000 : 1000);
     };
     tick();
@@ -79,14 +79,8 @@ ${LOCAL_TIMES_JS}
     if (note) { note.hidden = false; note.textContent = 'This request has expired: no decision is needed any more.'; }
     document.querySelectorAll('form button, form textarea').forEach(function (b) { b.disabled = true; });
   }
-  function formatLeft(ms) {
-    var s = Math.floor(ms / 1000), d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600),
-        m = Math.floor(s % 3600 / 60), sec = s % 60;
-    if (d > 0) return d + ' d ' + h + ' h';
-    if (h > 0) return h + ' h ' + m + ' min';
-    if (m > 0) return m + ' min ' + sec + ' s';
-    return sec + ' s';
-  }
+  // The server's own function: the same words as the page it wrote.
+  ${TIME_LEFT_JS}
   var form = document.querySelector('form[data-answer]');
   if (form) {
     var sent = false;

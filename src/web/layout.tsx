@@ -55,12 +55,13 @@ export function Frame({ title, home, stylesheets, script, bar, mainClass, footer
   );
 }
 
-/** A page as the document the browser gets. */
-export const documentOf = (page: unknown): string => `<!doctype html>${String(page)}`;
-
-/** A time in UTC, which the page's script shows relative to now, with the reader's local time as its tooltip. */
-export const Time = ({ at }: { at: string }) => (
-  <time datetime={at} data-relative="">
+/**
+ * A time in UTC, which the page's script shows in the reader's zone: relative
+ * to now with the local time as its tooltip, or (`relative={false}`, the
+ * response page) as the local time itself.
+ */
+export const Time = ({ at, relative = true }: { at: string; relative?: boolean }) => (
+  <time datetime={at} data-relative={relative ? '' : undefined}>
     {formatUtc(at)}
   </time>
 );

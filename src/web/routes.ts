@@ -4,24 +4,19 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { AnswerFormInput, findResponder, questionFor, type Responder, submitAnswer } from '../actions/answer-pause.js';
 import { ApiError } from '../errors.js';
+import { pageSecurityHeaders } from '../http/headers.js';
 import { PAGE_CSS, PAGE_JS } from './assets.js';
-import { type PageState, renderErrorPage, renderNotFoundPage, renderQuestionPage } from './page.js';
+import { type PageState, renderErrorPage, renderNotFoundPage, renderQuestionPage } from './response-page.js';
 
 // The human's page at /r/{token}. A GET only shows (mail scanners and link
 // previews open links); answering takes a POST from the form. After a POST
 // the browser is redirected, so a reload never submits twice.
 
-const CSP =
-  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; " +
-  "frame-ancestors 'none'; base-uri 'none'";
+// The address holds the token: no link on the page may pass it on.
+const SECURITY_HEADERS = pageSecurityHeaders({ referrer: 'no-referrer' });
 
 function pageHeaders(reply: FastifyReply): FastifyReply {
-  return reply
-    .header('content-security-policy', CSP)
-    .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'no-referrer')
-    .header('cache-control', 'no-store')
-    .type('text/html; charset=utf-8');
+  return reply.headers(SECURITY_HEADERS).header('cache-control', 'no-store').type('text/html; charset=utf-8');
 }
 
 // Any token is looked at; one that is not genuine gets the not-found page.

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { ServiceContext } from '../context.js';
 import { hmacSha256, safeEqual } from '../domain/crypto.js';
 import { ApiError } from '../errors.js';
-import { isHttps } from '../http/headers.js';
+import { isHttps, pageSecurityHeaders } from '../http/headers.js';
 
 // The signed-in web apps' shared machinery (the console at /console, the
 // reviewers' inbox at /inbox): a session cookie, CSRF tokens, the cross-site
@@ -74,10 +74,8 @@ export function isCrossSite(request: FastifyRequest, services: BaseUrl): boolean
   }
 }
 
-// connect-src: the console's script reads a small JSON of its own (the pending count).
-const CSP =
-  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'self'; " +
-  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+// The console's script reads a small JSON of its own (the pending count).
+const SECURITY_HEADERS = pageSecurityHeaders({ referrer: 'same-origin', fetches: true });
 
 /** Who a request is signed in as: the app's session, and the CSRF token for its forms. */
 export interface SignedInBase {
@@ -156,9 +154,7 @@ export function installPageGuard<S extends SignedInBase>(app: FastifyInstance, g
   };
 
   app.addHook('onSend', async (_request, reply) => {
-    reply.header('content-security-policy', CSP);
-    reply.header('x-frame-options', 'DENY');
-    reply.header('referrer-policy', 'same-origin');
+    reply.headers(SECURITY_HEADERS);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 

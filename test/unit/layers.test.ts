@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 // Dependencies point one way: the entry points (main, service, app, cli) →
 // routes, web pages (and above them the console and the inbox) and workers → actions → store → domain, with the
-// infrastructure (config, logger, net, messages, signals) below the actions.
+// infrastructure (config, html, logger, net, messages, signals) below the actions.
 // The MCP tools (mcp/) are written against an interface of their own, below
 // the routes (/mcp, over the actions) and the CLI (stdio, over the SDK).
 // A module may import from its own folder or from any layer below it; two
@@ -22,6 +22,7 @@ const LAYERS: Record<string, number> = {
   domain: 0,
   'errors.ts': 0,
   'config.ts': 1,
+  'html.ts': 1,
   'log-redaction.ts': 1,
   net: 2,
   store: 2,

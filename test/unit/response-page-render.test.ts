@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Question } from '../../src/actions/answer-pause.js';
-import { renderQuestionPage } from '../../src/web/page.js';
+import { renderQuestionPage } from '../../src/web/response-page.js';
 
 // The response page as the server renders it, for readers without JavaScript.
 

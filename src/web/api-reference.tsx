@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { randomBytesPooled } from '../domain/crypto.js';
+import { documentOf } from '../html.js';
+import { pageSecurityHeaders } from '../http/headers.js';
 import { API_REFERENCE_CSS, API_REFERENCE_JS } from './api-reference-assets.js';
 
 // The API's OpenAPI document at /openapi.json, and the reference people read
@@ -47,30 +49,28 @@ function redocBundle(): Promise<Buffer> {
   return bundle;
 }
 
-function csp(nonce: string): string {
+function ApiReferencePage({ nonce }: { nonce: string }) {
   return (
-    `default-src 'none'; script-src 'self'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data:; ` +
-    "font-src 'self' data:; connect-src 'self'; worker-src blob:; form-action 'none'; frame-ancestors 'none'; " +
-    "base-uri 'none'"
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>pausepoint API reference</title>
+        <link rel="stylesheet" href="/docs/assets/api-reference.css" />
+      </head>
+      <body>
+        <noscript>
+          <p class="noscript">
+            This reference needs JavaScript. The OpenAPI document itself is at <a href="/openapi.json">/openapi.json</a>
+            .
+          </p>
+        </noscript>
+        <div id="api-reference" data-spec-url="/openapi.json" data-nonce={nonce}></div>
+        <script src="/docs/assets/redoc.standalone.js" nonce={nonce}></script>
+        <script src="/docs/assets/api-reference.js"></script>
+      </body>
+    </html>
   );
-}
-
-function page(nonce: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>pausepoint API reference</title>
-<link rel="stylesheet" href="/docs/assets/api-reference.css">
-</head>
-<body>
-<noscript><p class="noscript">This reference needs JavaScript. The OpenAPI document itself is at <a href="/openapi.json">/openapi.json</a>.</p></noscript>
-<div id="api-reference" data-spec-url="/openapi.json" data-nonce="${nonce}"></div>
-<script src="/docs/assets/redoc.standalone.js" nonce="${nonce}"></script>
-<script src="/docs/assets/api-reference.js"></script>
-</body>
-</html>`;
 }
 
 const asset = (reply: FastifyReply, type: string) =>
@@ -92,12 +92,18 @@ export async function installApiReference(app: FastifyInstance): Promise<void> {
   const showPage = (_request: unknown, reply: FastifyReply) => {
     const nonce = randomBytesPooled(18).toString('base64url');
     return reply
-      .header('content-security-policy', csp(nonce))
-      .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'no-referrer')
+      .headers(
+        pageSecurityHeaders({
+          referrer: 'no-referrer',
+          fetches: true,
+          styleNonce: nonce,
+          dataAndWorkers: true,
+          noForms: true,
+        }),
+      )
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
-      .send(page(nonce));
+      .send(documentOf(<ApiReferencePage nonce={nonce} />));
   };
   app.get('/docs', { schema: { hide: true } }, showPage);
   app.get('/docs/', { schema: { hide: true } }, showPage);

@@ -5,7 +5,9 @@
 // option links to the response page with that option preselected; the page
 // still asks to confirm, because a GET never answers.
 
+import type { Child } from 'hono/jsx';
 import { formatUtc } from '../domain/time-format.js';
+import { documentOf } from '../html.js';
 
 export interface Question {
   title: string;
@@ -29,12 +31,34 @@ export interface RenderedEmail {
   html: string;
 }
 
-const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-
 const oneLine = (value: string) => value.replace(/\s+/g, ' ').trim();
 export const choiceLink = (responseUrl: string, option: string) =>
   `${responseUrl}?choice=${encodeURIComponent(option)}`;
+
+// HTML emails are JSX like the pages, with inline styles only (mail clients
+// keep no stylesheet).
+const HEADING = 'margin:0 0 12px;font-size:20px;line-height:1.3';
+const BUTTON =
+  'display:inline-block;padding:10px 18px;border:1px solid #1f5fd1;border-radius:6px;color:#1f5fd1;' +
+  'text-decoration:none;font-weight:600';
+
+function EmailDocument({ subject, signed, children }: { subject: string; signed: boolean; children?: Child }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{subject}</title>
+      </head>
+      <body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1d21">
+        <div style="max-width:560px;margin:0 auto;background:#fff;border:1px solid #d9dde3;border-radius:10px;padding:24px">
+          {children}
+        </div>
+        {signed && <p style="text-align:center;color:#5d6470;font-size:12px">Sent with pausepoint</p>}
+      </body>
+    </html>
+  );
+}
 
 export function renderEmail(question: Question): RenderedEmail {
   const lead = question.kind === 'reminder' ? 'Reminder: decision needed' : 'Decision needed';
@@ -53,28 +77,45 @@ export function renderEmail(question: Question): RenderedEmail {
     ...(question.inboxUrl ? ['', `All questions waiting for you: ${question.inboxUrl}`] : []),
   ].join('\n');
 
-  const buttons = question.options
-    .map(
-      (option) =>
-        `<a href="${escapeHtml(choiceLink(question.responseUrl, option))}" style="display:inline-block;margin:0 8px 8px 0;padding:10px 18px;border:1px solid #1f5fd1;border-radius:6px;color:#1f5fd1;text-decoration:none;font-weight:600">${escapeHtml(option)}</a>`,
-    )
-    .join('');
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head>
-<body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1d21">
-<div style="max-width:560px;margin:0 auto;background:#fff;border:1px solid #d9dde3;border-radius:10px;padding:24px">
-<p style="margin:0 0 8px;color:#5d6470;font-size:13px;text-transform:uppercase;letter-spacing:.04em">${question.kind === 'reminder' ? 'Reminder: a decision is still needed' : 'A decision is needed'}</p>
-<h1 style="margin:0 0 12px;font-size:20px;line-height:1.3">${escapeHtml(question.title)}</h1>
-${question.body ? `<p style="margin:0 0 16px;white-space:pre-wrap">${escapeHtml(question.body)}</p>` : ''}
-${question.askedBy ? `<p style="margin:0 0 16px;color:#5d6470">Asked by <strong>${escapeHtml(question.askedBy)}</strong></p>` : ''}
-${question.reviewerNote ? `<p style="margin:0 0 16px;color:#5d6470">${escapeHtml(question.reviewerNote)}</p>` : ''}
-<p style="margin:0 0 8px;font-weight:600">Choose an answer</p>
-<div>${buttons}</div>
-<p style="margin:16px 0 0;font-size:14px;color:#5d6470">You will confirm your choice on the page. <a href="${escapeHtml(question.responseUrl)}" style="color:#1f5fd1">Open the question</a>. This request expires at ${formatUtc(question.expiresAt)}.</p>
-${question.inboxUrl ? `<p style="margin:12px 0 0;font-size:14px;color:#5d6470">All questions waiting for you: <a href="${escapeHtml(question.inboxUrl)}" style="color:#1f5fd1">your inbox</a>.</p>` : ''}
-</div>
-<p style="text-align:center;color:#5d6470;font-size:12px">Sent with pausepoint</p>
-</body></html>`;
+  const html = documentOf(
+    <EmailDocument subject={subject} signed={true}>
+      <p style="margin:0 0 8px;color:#5d6470;font-size:13px;text-transform:uppercase;letter-spacing:.04em">
+        {question.kind === 'reminder' ? 'Reminder: a decision is still needed' : 'A decision is needed'}
+      </p>
+      <h1 style={HEADING}>{question.title}</h1>
+      {question.body && <p style="margin:0 0 16px;white-space:pre-wrap">{question.body}</p>}
+      {question.askedBy && (
+        <p style="margin:0 0 16px;color:#5d6470">
+          Asked by <strong>{question.askedBy}</strong>
+        </p>
+      )}
+      {question.reviewerNote && <p style="margin:0 0 16px;color:#5d6470">{question.reviewerNote}</p>}
+      <p style="margin:0 0 8px;font-weight:600">Choose an answer</p>
+      <div>
+        {question.options.map((option) => (
+          <a href={choiceLink(question.responseUrl, option)} style={`margin:0 8px 8px 0;${BUTTON}`}>
+            {option}
+          </a>
+        ))}
+      </div>
+      <p style="margin:16px 0 0;font-size:14px;color:#5d6470">
+        You will confirm your choice on the page.{' '}
+        <a href={question.responseUrl} style="color:#1f5fd1">
+          Open the question
+        </a>
+        . This request expires at {formatUtc(question.expiresAt)}.
+      </p>
+      {question.inboxUrl && (
+        <p style="margin:12px 0 0;font-size:14px;color:#5d6470">
+          All questions waiting for you:{' '}
+          <a href={question.inboxUrl} style="color:#1f5fd1">
+            your inbox
+          </a>
+          .
+        </p>
+      )}
+    </EmailDocument>,
+  );
   return { subject, text, html };
 }
 
@@ -88,16 +129,20 @@ export function renderInboxLinkEmail(input: { linkUrl: string; expiresAt: string
     '',
     `The link works once, until ${formatUtc(input.expiresAt)}. If you did not ask for it, ignore this email.`,
   ].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(subject)}</title></head>
-<body style="margin:0;padding:24px;background:#f6f7f9;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1d21">
-<div style="max-width:560px;margin:0 auto;background:#fff;border:1px solid #d9dde3;border-radius:10px;padding:24px">
-<h1 style="margin:0 0 12px;font-size:20px;line-height:1.3">Sign in to your inbox</h1>
-<p style="margin:0 0 16px">Open this link to see the questions waiting for your answer:</p>
-<p style="margin:0 0 16px"><a href="${escapeHtml(input.linkUrl)}" style="display:inline-block;padding:10px 18px;border:1px solid #1f5fd1;border-radius:6px;color:#1f5fd1;text-decoration:none;font-weight:600">Sign in</a></p>
-<p style="margin:0;font-size:14px;color:#5d6470">The link works once, until ${formatUtc(input.expiresAt)}. If you did not ask for it, ignore this email.</p>
-</div>
-</body></html>`;
+  const html = documentOf(
+    <EmailDocument subject={subject} signed={false}>
+      <h1 style={HEADING}>Sign in to your inbox</h1>
+      <p style="margin:0 0 16px">Open this link to see the questions waiting for your answer:</p>
+      <p style="margin:0 0 16px">
+        <a href={input.linkUrl} style={BUTTON}>
+          Sign in
+        </a>
+      </p>
+      <p style="margin:0;font-size:14px;color:#5d6470">
+        The link works once, until {formatUtc(input.expiresAt)}. If you did not ask for it, ignore this email.
+      </p>
+    </EmailDocument>,
+  );
   return { subject, text, html };
 }
 
