@@ -321,27 +321,46 @@ describe('delivery', () => {
     });
   });
 
-  it('cuts a receiver that never answers at 5 seconds and retries', async () => {
-    const dev = await registerAccount(service.url);
-    const webhook = await addWebhook(dev.test, ['pause.cancelled']);
-    // Two hangs, so the timeout's error stays readable for the whole second attempt (a success
-    // clears it; with one hang it showed only for the 300 ms before the retry, which a slow poll missed).
-    receiver.respondWith({ hang: true }, { hang: true }, { status: 204 });
-    const pause = await createPause(service.url, dev.test);
-    const started = Date.now();
-    await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
-    await eventually(
-      async () => {
-        const [delivery] = await deliveriesOf(webhook.id, dev.test);
-        expect(delivery?.last_error).toMatch(/timed out after 5000 ms/);
+  it('cuts a receiver that never answers at the outbound deadline and retries', async () => {
+    // Its own service with a 1 s deadline (OUTBOUND_TIMEOUT_MS; 5 s by default, test/unit/config.test.ts),
+    // so the test waits two seconds for two timeouts, not ten.
+    const timeoutMs = 1000;
+    const strict = await startTestService({
+      env: {
+        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+        WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','),
+        OUTBOUND_TIMEOUT_MS: String(timeoutMs),
       },
-      8000,
-      100,
-    );
-    expect(Date.now() - started).toBeGreaterThanOrEqual(4900);
-    await eventually(async () => expect((await deliveriesOf(webhook.id, dev.test))[0]?.status).toBe('succeeded'), 9000);
-    expect(receiver.requests).toHaveLength(3);
-  }, 30_000);
+      outboundCa: receiver.ca,
+    });
+    try {
+      const dev = await registerAccount(strict.url);
+      const added = await call(strict.url, 'POST', '/v1/webhooks', {
+        token: dev.test,
+        body: { url: `${receiver.url}/hook`, events: ['pause.cancelled'], secret: SECRET },
+      });
+      expect(added.status, added.text).toBe(201);
+      const deliveries = async () =>
+        (await call(strict.url, 'GET', `/v1/webhooks/${added.body.id}/deliveries`, { token: dev.test })).body
+          .data as Array<Record<string, any>>;
+      // Two hangs, so the timeout's error stays readable for the whole second attempt (a success
+      // clears it; with one hang it showed only for the 300 ms before the retry, which a slow poll missed).
+      receiver.respondWith({ hang: true }, { hang: true }, { status: 204 });
+      const pause = await createPause(strict.url, dev.test);
+      const started = Date.now();
+      await call(strict.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
+      await eventually(
+        async () => expect((await deliveries())[0]?.last_error).toMatch(/timed out after 1000 ms/),
+        timeoutMs + 3000,
+        100,
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(timeoutMs - 100);
+      await eventually(async () => expect((await deliveries())[0]?.status).toBe('succeeded'), timeoutMs * 2 + 4000);
+      expect(receiver.requests).toHaveLength(3);
+    } finally {
+      await strict.destroy();
+    }
+  });
 
   it('drops pending deliveries of a deleted webhook', async () => {
     const dev = await registerAccount(service.url);
