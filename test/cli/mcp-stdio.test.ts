@@ -11,7 +11,7 @@ import { cleanEnv, ROOT, runCli } from './run-cli.js';
 // `pausepoint mcp`: the real command (src/main.ts under tsx) started by the
 // MCP SDK's own stdio Client, as Claude Desktop or Cursor start it, against
 // a real service; a person answers through the response endpoint. The same
-// tools over HTTP: test/e2e/mcp.test.ts.
+// tools over HTTP: test/e2e/mcp/streamable-http.test.ts.
 
 vi.setConfig({ testTimeout: 60_000 });
 

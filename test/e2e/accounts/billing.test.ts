@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/domain/clock.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import type { Clock } from '../../../src/domain/clock.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 const SECRET = 'whsec_test_billing_secret_0123456789';
 const now = () => Math.floor(Date.now() / 1000);

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, registerAccount } from '../helpers/http.js';
-import { sleep } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { call, registerAccount } from '../../helpers/http.js';
+import { sleep } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // Strangers guessing someone's password must not lock the owner out, and
 // guessing must stay limited. AUTH_RATE_LIMIT=5/2: five attempts at once,
 // then one every 400 ms per account, from whatever address (X-Forwarded-For,
 // trusted here). The wall of five attempts per 2 s per client address is
-// tested in auth-register-login.test.ts.
+// tested in test/e2e/accounts/register-and-login.test.ts.
 
 const SPACING_MS = 400;
 

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { installAuthentication, keyHolderOf } from '../../src/http/auth.js';
-import { installErrorHandling } from '../../src/http/errors.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { installAuthentication, keyHolderOf } from '../../../src/http/auth.js';
+import { installErrorHandling } from '../../../src/http/errors.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // GET /v1/auth/me, POST /v1/auth/keys/rotate and the Authorization header, over
 // real HTTP. The service runs on a clock the tests can move (session expiry,

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { openStore, type Store } from '../../src/store/store.js';
-import { call, registerAccount } from '../helpers/http.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { loadConfig } from '../../../src/config.js';
+import { openStore, type Store } from '../../../src/store/store.js';
+import { call, registerAccount } from '../../helpers/http.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // POST /v1/auth/register and POST /v1/auth/login over real HTTP, and what they
 // leave in the database.

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ConsoleClient } from '../helpers/console.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { ConsoleClient } from '../../helpers/console.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // What a new developer meets in the console over HTTP: the pauses page opens
 // on the mode they last made a pause in, a page says a finished pause's

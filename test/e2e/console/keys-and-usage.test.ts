@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendAppliedBillingEvent } from '../helpers/billing.js';
-import { ConsoleClient, csrfIn } from '../helpers/console.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { sendAppliedBillingEvent } from '../../helpers/billing.js';
+import { ConsoleClient, csrfIn } from '../../helpers/console.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // The console's keys page (prefixes only; rotate after a confirmation, the new
 // key shown once) and its usage page (the plan, this month's live pauses

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { sendAppliedBillingEvent } from '../helpers/billing.js';
+import { sendAppliedBillingEvent } from '../../helpers/billing.js';
 import {
   closeCleanPages,
   DESKTOP,
@@ -11,10 +11,10 @@ import {
   PHONE,
   signInToConsole,
   type WatchedPage,
-} from '../helpers/browser.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+} from '../../helpers/browser.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // The keys and usage pages in a real Chromium: a developer rotates the live
 // key with the keyboard only, copies the new key with the page's button, and

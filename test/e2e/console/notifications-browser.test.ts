@@ -8,11 +8,11 @@ import {
   openWatchedPage,
   signInToConsole,
   type WatchedPage,
-} from '../helpers/browser.js';
-import { call, registerAccount } from '../helpers/http.js';
-import { createPause, eventually } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
+} from '../../helpers/browser.js';
+import { call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventually } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { type SmtpReceiver, startSmtpReceiver } from '../../helpers/smtp.js';
 
 // A pause whose only email failed, in a real Chromium: the warning, the failed
 // badge and the Send again button pass axe and fit a phone, and the button,

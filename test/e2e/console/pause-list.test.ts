@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { newIds } from '../../src/domain/ids.js';
-import { MATCHES_PER_PAGE_WITH_STATUS } from '../../src/store/pause-search.js';
-import { ConsoleClient } from '../helpers/console.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, eventually, sleep } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { newIds } from '../../../src/domain/ids.js';
+import { MATCHES_PER_PAGE_WITH_STATUS } from '../../../src/store/pause-search.js';
+import { ConsoleClient } from '../../helpers/console.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventually, sleep } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // The console's list of pauses over HTTP: live or test, newest first, pages
 // of 25 with the API's cursor, a status filter, and the pending count; each

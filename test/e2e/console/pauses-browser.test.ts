@@ -7,12 +7,12 @@ import {
   openWatchedPage,
   PHONE,
   type WatchedPage,
-} from '../helpers/browser.js';
-import { call } from '../helpers/http.js';
-import { createPause } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
-import { castVote } from '../helpers/votes.js';
+} from '../../helpers/browser.js';
+import { call } from '../../helpers/http.js';
+import { createPause } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { type SmtpReceiver, startSmtpReceiver } from '../../helpers/smtp.js';
+import { castVote } from '../../helpers/votes.js';
 
 // The console in a real Chromium: a developer signs up, signs out, signs in
 // with the keyboard only, sees a pause created by the API, opens it, reads

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ConsoleClient } from '../helpers/console.js';
-import { type Account, registerAccount } from '../helpers/http.js';
-import { createPause, eventually } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { ConsoleClient } from '../../helpers/console.js';
+import { type Account, registerAccount } from '../../helpers/http.js';
+import { createPause, eventually } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // The rules that bound what a title search may cost, as the console shows
 // them: a search that breaks one is refused with a 4xx whose page says which

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/domain/clock.js';
-import { ConsoleClient, csrfIn } from '../helpers/console.js';
-import { freshDatabase } from '../helpers/database.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import type { Clock } from '../../../src/domain/clock.js';
+import { ConsoleClient, csrfIn } from '../../helpers/console.js';
+import { freshDatabase } from '../../helpers/database.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // The console's security rules over real HTTP: the session cookie's flags,
 // CSRF on every state-changing form, another developer's pause, rotation at

@@ -10,11 +10,11 @@ import {
   PHONE,
   signInToConsole,
   type WatchedPage,
-} from '../helpers/browser.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
-import { createPause, eventually } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+} from '../../helpers/browser.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { type HttpsReceiver, startHttpsReceiver } from '../../helpers/https-receiver.js';
+import { createPause, eventually } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // The console's webhooks in a real Chromium: a developer adds a webhook
 // whose receiver (real HTTPS, a throw-away CA the service trusts) answers

@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { pauseDeliveriesQuery } from '../../src/store/deliveries.js';
-import { ConsoleClient, csrfIn } from '../helpers/console.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
-import { createPause, eventually } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { pauseDeliveriesQuery } from '../../../src/store/deliveries.js';
+import { ConsoleClient, csrfIn } from '../../helpers/console.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { type HttpsReceiver, startHttpsReceiver } from '../../helpers/https-receiver.js';
+import { createPause, eventually } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // The console's webhooks over HTTP (no browser): adding one (the secret made
 // by the console, shown once, and the one deliveries are signed with), the

@@ -1,9 +1,9 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openWatchedPage } from '../helpers/browser.js';
-import { call, registerAccount } from '../helpers/http.js';
-import { createPause, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { launchBrowser, openWatchedPage } from '../../helpers/browser.js';
+import { call, registerAccount } from '../../helpers/http.js';
+import { createPause, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // The API reference: the OpenAPI document at /openapi.json, and the page at
 // /docs, pausepoint's own, rendered from /openapi.json by a renderer served

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError } from '../helpers/errors.js';
-import { call, registerAccount } from '../helpers/http.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { expectError } from '../../helpers/errors.js';
+import { call, registerAccount } from '../../helpers/http.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // API_RATE_LIMIT per key and RESPOND_RATE_LIMIT per client address, on a
-// service with low limits. The auth limits: auth-register-login.test.ts.
+// service with low limits. The auth limits: test/e2e/accounts/register-and-login.test.ts.
 
 describe('rate limits on every endpoint class', () => {
   let limited: TestService;

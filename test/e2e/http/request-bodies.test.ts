@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BODY_LIMIT_BYTES } from '../../src/app.js';
-import { expectError } from '../helpers/errors.js';
-import { call, registerAccount } from '../helpers/http.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { BODY_LIMIT_BYTES } from '../../../src/app.js';
+import { expectError } from '../../helpers/errors.js';
+import { call, registerAccount } from '../../helpers/http.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // What a request body must be before any handler reads it: JSON that parses,
 // no prototype keys, at most 1 MiB, sent as application/json. And input no

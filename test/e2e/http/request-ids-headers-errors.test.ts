@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BODY_LIMIT_BYTES } from '../../src/app.js';
-import { expectError, expectOnlyDocumentedErrorFields, REQUEST_ID } from '../helpers/errors.js';
-import { call, registerAccount } from '../helpers/http.js';
-import { createPause, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { BODY_LIMIT_BYTES } from '../../../src/app.js';
+import { expectError, expectOnlyDocumentedErrorFields, REQUEST_ID } from '../../helpers/errors.js';
+import { call, registerAccount } from '../../helpers/http.js';
+import { createPause, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // What every API response carries: its own request id, headers that keep it
 // out of caches, and, for an error, the one documented error body with nothing

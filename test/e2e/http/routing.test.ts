@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError } from '../helpers/errors.js';
-import { call } from '../helpers/http.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { expectError } from '../../helpers/errors.js';
+import { call } from '../../helpers/http.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // Requests no route serves: unknown paths and methods, and paths refused
 // before routing (percent-encoding that does not decode, a segment over 512

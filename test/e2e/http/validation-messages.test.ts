@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Account, call, type Reply, registerAccount } from '../helpers/http.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { type Account, call, type Reply, registerAccount } from '../../helpers/http.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // What a refused request says: every bad field at once, each in words a
 // person can act on (docs/errors.md), never the validator's own wording.

@@ -9,12 +9,12 @@ import {
   openWatchedPage,
   PHONE,
   type WatchedPage,
-} from '../helpers/browser.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { nextLink } from '../helpers/inbox.js';
-import { createPause } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
+} from '../../helpers/browser.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { nextLink } from '../../helpers/inbox.js';
+import { createPause } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { type SmtpReceiver, startSmtpReceiver } from '../../helpers/smtp.js';
 
 // The reviewers' inbox in a real Chromium with a real SMTP server: a reviewer
 // asks for a link, reads it from the email, signs in, answers two questions

@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/domain/clock.js';
-import { sessionCookie } from '../../src/web/session.js';
-import { ConsoleClient, csrfIn } from '../helpers/console.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { InboxClient, LINK_SUBJECT, linksTo, nextLink } from '../helpers/inbox.js';
-import { createPause, eventually, sleep } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
+import type { Clock } from '../../../src/domain/clock.js';
+import { sessionCookie } from '../../../src/web/session.js';
+import { ConsoleClient, csrfIn } from '../../helpers/console.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { InboxClient, LINK_SUBJECT, linksTo, nextLink } from '../../helpers/inbox.js';
+import { createPause, eventually, sleep } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { type SmtpReceiver, startSmtpReceiver } from '../../helpers/smtp.js';
 
 // The reviewers' inbox over real HTTP, with a real SMTP server: sign-in by a
 // single-use emailed link, the session cookie, CSRF and cross-site refusals,
 // which questions are listed, voting through the reviewer's own rules, and
-// sign-out. (In Chromium: inbox-browser.test.ts.)
+// sign-out. (In Chromium: test/e2e/inbox/browser.test.ts.)
 
 let smtp: SmtpReceiver;
 let service: TestService;

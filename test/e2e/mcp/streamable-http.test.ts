@@ -2,9 +2,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, eventually, sleep, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventually, sleep, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // MCP over Streamable HTTP at /mcp, driven by the MCP SDK's own Client
 // against a real service; a person answers through the response endpoint.

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
-import { createPause, eventually, sleep } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { type HttpsReceiver, startHttpsReceiver } from '../../helpers/https-receiver.js';
+import { createPause, eventually, sleep } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { type SmtpReceiver, startSmtpReceiver } from '../../helpers/smtp.js';
 
 const SCHEDULE = [200, 400, 600];
 

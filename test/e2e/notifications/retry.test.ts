@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Pausepoint, PausepointError } from '../../sdk/src/index.js';
-import { ConsoleClient, csrfIn } from '../helpers/console.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, eventually } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
+import { Pausepoint, PausepointError } from '../../../sdk/src/index.js';
+import { ConsoleClient, csrfIn } from '../../helpers/console.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventually } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { type SmtpReceiver, startSmtpReceiver } from '../../helpers/smtp.js';
 
 // A failed notification sent again (API and console, one action, through the
 // outbox), and how the console shows a failed one, a pause nobody was told

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase } from '../helpers/database.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { type TestCertificates, testCertificates } from '../helpers/https-receiver.js';
-import { createPause, eventually } from '../helpers/pauses.js';
-import { killAllServices, newSecretKey, spawnService } from '../helpers/process.js';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
+import { freshDatabase } from '../../helpers/database.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { type TestCertificates, testCertificates } from '../../helpers/https-receiver.js';
+import { createPause, eventually } from '../../helpers/pauses.js';
+import { killAllServices, newSecretKey, spawnService } from '../../helpers/process.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { type SmtpReceiver, startSmtpReceiver } from '../../helpers/smtp.js';
 
 // Email to an SMTP server that offers STARTTLS with a certificate of a private
 // CA (the throw-away test CA): the failure names the server and the handshake;

@@ -2,16 +2,16 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { openStore } from '../../src/store/store.js';
-import { freshDatabase, type TestDatabase } from '../helpers/database.js';
-import { newSecretKey } from '../helpers/process.js';
+import { loadConfig } from '../../../src/config.js';
+import { openStore } from '../../../src/store/store.js';
+import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
+import { newSecretKey } from '../../helpers/process.js';
 
 // Several processes migrating one fresh database at the same moment (e.g. an
 // api and a worker process on first install) must all succeed, and apply each
 // migration exactly once.
 
-const root = resolve(import.meta.dirname, '../..');
+const root = resolve(import.meta.dirname, '../../..');
 let database: TestDatabase | undefined;
 afterEach(async () => {
   await database?.drop();

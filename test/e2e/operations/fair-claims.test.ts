@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { isoTime } from '../../src/domain/clock.js';
-import { newId } from '../../src/domain/ids.js';
-import { type Claim, claimDue, type OutboxTable, settleSucceeded } from '../../src/store/outbox.js';
-import { migrateToLatest, openStore, type Store } from '../../src/store/store.js';
-import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { loadConfig } from '../../../src/config.js';
+import { isoTime } from '../../../src/domain/clock.js';
+import { newId } from '../../../src/domain/ids.js';
+import { type Claim, claimDue, type OutboxTable, settleSucceeded } from '../../../src/store/outbox.js';
+import { migrateToLatest, openStore, type Store } from '../../../src/store/store.js';
+import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
 
 // Claims share each batch between developers: one developer's backlog of due
 // rows cannot keep another's one row out of the next batch. Run against the

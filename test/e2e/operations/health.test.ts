@@ -1,12 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testEngine } from '../helpers/database.js';
-import { expectError, expectNoInternals } from '../helpers/errors.js';
-import { call, registerAccount } from '../helpers/http.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { testEngine } from '../../helpers/database.js';
+import { expectError, expectNoInternals } from '../../helpers/errors.js';
+import { call, registerAccount } from '../../helpers/http.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // GET /health, and what it and the API answer when the database goes away.
-// The response page then: response-page-failures.test.ts; a database that
+// The response page then: test/e2e/responses/page-on-failure.test.ts; a database that
 // still reads but refuses writes: sqlite-only/full-disk.test.ts and postgres-only/read-only-database.test.ts.
 
 const PASSWORD = 'platform password 1';

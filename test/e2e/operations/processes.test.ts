@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/store/store.js';
-import { freshDatabase, type TestDatabase, testEngine } from '../helpers/database.js';
-import { call, registerAccount } from '../helpers/http.js';
-import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../helpers/https-receiver.js';
-import { createPause, eventually, sleep, tokenOf } from '../helpers/pauses.js';
+import type { Store } from '../../../src/store/store.js';
+import { freshDatabase, type TestDatabase, testEngine } from '../../helpers/database.js';
+import { call, registerAccount } from '../../helpers/http.js';
+import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../../helpers/https-receiver.js';
+import { createPause, eventually, sleep, tokenOf } from '../../helpers/pauses.js';
 import {
   killAllServices,
   newSecretKey,
@@ -13,8 +13,8 @@ import {
   type ServiceProcess,
   type SpawnOptions,
   spawnService,
-} from '../helpers/process.js';
-import { startSmtpReceiver } from '../helpers/smtp.js';
+} from '../../helpers/process.js';
+import { startSmtpReceiver } from '../../helpers/smtp.js';
 
 // pausepoint as real processes over a real database: graceful shutdown,
 // restarts, kill -9 in the middle of work, several instances sharing one

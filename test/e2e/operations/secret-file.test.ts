@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 // rather than signing response links with an empty secret. The rules
 // themselves are tested in test/unit/secret-file.test.ts.
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const folder = mkdtempSync(join(tmpdir(), 'pausepoint-secret-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 

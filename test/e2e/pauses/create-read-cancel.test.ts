@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, eventsOf, eventually, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventsOf, eventually, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // A pause through the developer's API: POST /v1/pause, reading and listing
 // pauses (long-poll included), DELETE /v1/pause/{id}, and the timeout at
-// expires_at. Answering a pause: respond.test.ts.
+// expires_at. Answering a pause: test/e2e/responses/respond-api.test.ts.
 
 let service: TestService;
 let alice: Account;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { EventType } from '../../src/domain/events.js';
-import { newId } from '../../src/domain/ids.js';
-import { isUniqueViolation } from '../../src/store/errors.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, eventsOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import type { EventType } from '../../../src/domain/events.js';
+import { newId } from '../../../src/domain/ids.js';
+import { isUniqueViolation } from '../../../src/store/errors.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventsOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // The database itself holds a pause to one outcome event (ARCHITECTURE.md: "One
 // outcome per pause"), however many pause.voted events it has: the index

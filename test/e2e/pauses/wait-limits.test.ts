@@ -2,9 +2,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, eventually, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventually, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // What one API key can hold of the service: a cap on its concurrent waits
 // (MAX_WAITS_PER_KEY) across the long-poll and the MCP tools, every message

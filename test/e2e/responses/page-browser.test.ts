@@ -1,10 +1,16 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { artifactsDir, closeCleanPages, launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, eventually, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import {
+  artifactsDir,
+  closeCleanPages,
+  launchBrowser,
+  openWatchedPage,
+  type WatchedPage,
+} from '../../helpers/browser.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventually, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // The human's response page (/r/{token}) in a real Chromium against a real
 // service: what a person sees and does, on a phone, with a keyboard and

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // Links as they arrive in the wild: mangled query strings, padded tokens,
 // answers from a second tab. Each still gets a page, never bare JSON.

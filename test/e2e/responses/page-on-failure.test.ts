@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testEngine } from '../helpers/database.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { testEngine } from '../../helpers/database.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // The response page when the service fails: only a token that is not genuine
 // is "this link is not valid" (404); a failure on our side is a 500 page that

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, eventsOf, eventually, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventsOf, eventually, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // The public respond API (GET and POST /v1/respond/{token}), which a human's
 // answer goes through, and the one outcome each pause ends with however

@@ -1,15 +1,21 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { artifactsDir, closeCleanPages, launchBrowser, openWatchedPage, type WatchedPage } from '../helpers/browser.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, eventsOf, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import {
+  artifactsDir,
+  closeCleanPages,
+  launchBrowser,
+  openWatchedPage,
+  type WatchedPage,
+} from '../../helpers/browser.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventsOf, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // A named reviewer's page (/r/{pause}.{reviewer}.{mac}) in a real Chromium
 // against a real service: the quorum in counts, their own vote, the outcome,
 // never another reviewer's name or comment; with the keyboard alone and on a
-// phone. (The API side: reviewers.test.ts; the shared link: response-page.test.ts.)
+// phone. (The API side: test/e2e/reviewers/votes.test.ts; the shared link: test/e2e/responses/page-browser.test.ts.)
 
 let service: TestService;
 let browser: Browser;

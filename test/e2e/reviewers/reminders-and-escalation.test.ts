@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/domain/clock.js';
-import { freshDatabase } from '../helpers/database.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, eventually, sleep, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { type ReceivedMail, type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
+import type { Clock } from '../../../src/domain/clock.js';
+import { freshDatabase } from '../../helpers/database.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventually, sleep, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { type ReceivedMail, type SmtpReceiver, startSmtpReceiver } from '../../helpers/smtp.js';
 
 // Reviewers' emails, reminders and escalation, sent through the outbox to a
 // real SMTP server. Reminders come at least 60 s apart (the API's minimum),
 // so the service runs on a clock the test moves forward instead of waiting:
 // the same clock the worker reads to find what is due, so moving it is all a
-// reminder needs. (Votes themselves: reviewers.test.ts; their races:
-// reviewer-races.test.ts.)
+// reminder needs. (Votes themselves: test/e2e/reviewers/votes.test.ts; their races:
+// test/e2e/reviewers/vote-races.test.ts.)
 
 let offsetMs = 0;
 const clock: Clock = { now: () => new Date(Date.now() + offsetMs) };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, eventually, sleep } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventually, sleep } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 import {
   castVote,
   checkVotes,
@@ -10,7 +10,7 @@ import {
   seededRandom,
   shuffled,
   type VoteAttempt,
-} from '../helpers/votes.js';
+} from '../../helpers/votes.js';
 
 // Reviewers' votes racing each other, a veto, a cancel and the expiry, on
 // whichever engine this run is for. However they interleave, a pause has one

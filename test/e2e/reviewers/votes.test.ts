@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { responseToken } from '../../src/domain/response-token.js';
-import { deriveServiceKeys } from '../../src/secrets.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { createPause, eventsOf, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { responseToken } from '../../../src/domain/response-token.js';
+import { deriveServiceKeys } from '../../../src/secrets.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventsOf, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // Named reviewers through the API: who may answer, who did, and how many
-// must agree. (Races: reviewer-races.test.ts; reminders and escalation:
-// reviewer-follow-ups.test.ts; the reviewer's page: reviewer-page.test.ts.)
+// must agree. (Races: test/e2e/reviewers/vote-races.test.ts; reminders and escalation:
+// test/e2e/reviewers/reminders-and-escalation.test.ts; the reviewer's page: test/e2e/reviewers/page-browser.test.ts.)
 
 let service: TestService;
 let alice: Account;

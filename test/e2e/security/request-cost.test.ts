@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../helpers/http.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { call } from '../../helpers/http.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // What one request may cost the service: no body, with or without a key, may
 // hold the event loop for long (docs/errors.md). A ~940 KiB body of 480,000

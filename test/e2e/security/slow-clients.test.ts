@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, registerAccount } from '../helpers/http.js';
-import { createPause, sleep } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { call, registerAccount } from '../../helpers/http.js';
+import { createPause, sleep } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // Slow-loris: a client that trickles its headers or its body must lose the
 // connection instead of holding it. The limits are shortened here (1 s for

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // Caps on what an account may hold hold under concurrency, on both engines:
 // a burst of requests must not slip past a count each of them read before
 // the others wrote. (The live-pause quota has its own concurrency test in
-// billing.test.ts.)
+// test/e2e/accounts/billing.test.ts.)
 
 const CAP = 20;
 const CAP_MESSAGE = /at most 20 webhooks/;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freshDatabase, type TestDatabase } from '../helpers/database.js';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
-import { createPause } from '../helpers/pauses.js';
-import { killAllServices, newSecretKey, type ServiceProcess, spawnService } from '../helpers/process.js';
+import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { type HttpsReceiver, startHttpsReceiver } from '../../helpers/https-receiver.js';
+import { createPause } from '../../helpers/pauses.js';
+import { killAllServices, newSecretKey, type ServiceProcess, spawnService } from '../../helpers/process.js';
 
 // One developer floods a slow receiver; another's delivery must not wait for
 // that backlog to drain. Developer A has WEBHOOKS × PAUSES deliveries due, each

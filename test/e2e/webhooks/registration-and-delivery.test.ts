@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Account, call, registerAccount } from '../helpers/http.js';
-import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
-import { createPause, eventually, sleep, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { type HttpsReceiver, startHttpsReceiver } from '../../helpers/https-receiver.js';
+import { createPause, eventually, sleep, tokenOf } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
 
 // Real deliveries: the service POSTs over TLS to a real HTTPS receiver whose
 // certificate comes from a throw-away CA. Retries run on a short schedule.

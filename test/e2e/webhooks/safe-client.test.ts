@@ -4,15 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ipaddr from 'ipaddr.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Cidr } from '../../src/config.js';
+import type { Cidr } from '../../../src/config.js';
 import {
   createSafeClient,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_TIMEOUT_MS,
   type SafeClient,
   type SafeClientOptions,
-} from '../../src/net/safe-client.js';
-import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
+} from '../../../src/net/safe-client.js';
+import { type HttpsReceiver, startHttpsReceiver } from '../../helpers/https-receiver.js';
 
 // The SSRF-safe client against a real HTTPS receiver on 127.0.0.1, trusted
 // through a throw-away CA passed in-process.
@@ -232,7 +232,7 @@ describe('createSafeClient', () => {
       'console.log(JSON.stringify(result));',
     ].join('\n');
     const { stdout } = await promisify(execFile)('node_modules/.bin/tsx', ['--input-type=module', '-e', script], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      cwd: fileURLToPath(new URL('../../..', import.meta.url)),
       env: { ...process.env, NODE_EXTRA_CA_CERTS: receiver.caFile },
       timeout: 20_000,
     });
