@@ -5,6 +5,7 @@ import { afterEach, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { openStore } from '../../../src/store/store.js';
 import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
+import { mainCommand } from '../../helpers/main-command.js';
 import { newSecretKey } from '../../helpers/process.js';
 
 // Several processes migrating one fresh database at the same moment (e.g. an
@@ -20,7 +21,7 @@ afterEach(async () => {
 
 function migrate(databaseUrl: string, secretKey: string): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'migrate'], {
+    const child = spawn(process.execPath, [...mainCommand(), 'migrate'], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: databaseUrl, SECRET_KEY: secretKey, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
