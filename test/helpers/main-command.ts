@@ -9,20 +9,22 @@ import { join } from 'node:path';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BUILT = join(ROOT, 'dist/main.js');
 
-function newestUnder(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(stat.mtimeMs, ...readdirSync(path).map((entry) => newestUnder(join(path, entry))));
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 }
 
-let decided: boolean | undefined;
-/** True when dist/ was built after the last change under src/ (checked once per test file). */
-export function buildIsCurrent(): boolean {
-  decided ??= existsSync(BUILT) && statSync(BUILT).mtimeMs >= newestUnder(join(ROOT, 'src'));
-  return decided;
+/** A file under src/ changed since dist/ was built (or dist/main.js itself when there is no build); undefined when the build is current. */
+export function staleSource(): string | undefined {
+  if (!existsSync(BUILT)) return BUILT;
+  const built = statSync(BUILT).mtimeMs;
+  return sourceFiles(join(ROOT, 'src')).find((file) => statSync(file).mtimeMs > built);
 }
 
-/** Node's arguments that run `pausepoint` (add the command's own after them). */
+let current: boolean | undefined;
+/** Node's arguments that run `pausepoint` (add the command's own after them); decided once per test file. */
 export function mainCommand(): string[] {
-  return buildIsCurrent() ? [BUILT] : ['--import', import.meta.resolve('tsx'), join(ROOT, 'src/main.ts')];
+  current ??= staleSource() === undefined;
+  return current ? [BUILT] : ['--import', import.meta.resolve('tsx'), join(ROOT, 'src/main.ts')];
 }
