@@ -55,6 +55,10 @@ export interface Config {
   /** How long a client may take to send its request headers, then its whole request. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Deadline of one outbound attempt (a webhook delivery, a Slack notification). */
+  outboundTimeoutMs: number;
+  /** On shutdown, how long in-flight requests may take before the remaining connections are cut. */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -165,6 +169,14 @@ export const SETTINGS = {
     default: '30000',
     doc: 'The same for the whole request, body included. A request already received, such as a long-poll (`?wait=`), is not cut by it.',
   },
+  OUTBOUND_TIMEOUT_MS: {
+    default: '5000',
+    doc: 'Deadline of one outbound attempt, a webhook delivery or a Slack notification: look-up, connect, TLS, response headers and body. A receiver that has not answered by then is cut, and the attempt fails and is retried. At most 8000, so that an attempt ends well within the 10 s for which a worker holds its claim.',
+  },
+  SHUTDOWN_GRACE_MS: {
+    default: '5000',
+    doc: 'On `SIGTERM`, how long requests in flight may take to finish; then the connections still open (e.g. one that never sent a request) are cut and the process exits.',
+  },
   NODE_EXTRA_CA_CERTS: {
     readByNode: true,
     doc: "Node's own: a PEM file of extra CAs trusted for outbound TLS (webhooks to receivers with a private CA).",
@@ -251,6 +263,9 @@ export function loadConfig(env: Env = process.env): Config {
     searchTimeoutMs: parseInteger('SEARCH_TIMEOUT_MS', value('SEARCH_TIMEOUT_MS'), 1, 600_000),
     headersTimeoutMs: parseInteger('HEADERS_TIMEOUT_MS', value('HEADERS_TIMEOUT_MS'), 100, 600_000),
     requestTimeoutMs: parseInteger('REQUEST_TIMEOUT_MS', value('REQUEST_TIMEOUT_MS'), 100, 600_000),
+    // At most 8 s: an attempt must end within its claim's lease (LEASE_MS, 10 s, in src/worker/outbox-worker.ts).
+    outboundTimeoutMs: parseInteger('OUTBOUND_TIMEOUT_MS', value('OUTBOUND_TIMEOUT_MS'), 100, 8000),
+    shutdownGraceMs: parseInteger('SHUTDOWN_GRACE_MS', value('SHUTDOWN_GRACE_MS'), 0, 600_000),
   };
 }
 

@@ -14,8 +14,6 @@ import { migrateToLatest, openStore, type Store } from './store/store.js';
 import { Worker } from './worker/worker.js';
 
 const USER_AGENT = 'pausepoint-webhooks/1';
-/** How long in-flight requests may take to finish once shutdown begins. */
-const SHUTDOWN_GRACE_MS = 5000;
 
 // One running pausepoint: the database, the HTTP API and (by ROLE) the
 // background worker. main.ts runs one per process; tests run several.
@@ -25,6 +23,8 @@ export interface RunningService {
   store: Store;
   /** Where the API listens; undefined for ROLE=worker. */
   url: string | undefined;
+  /** The background work; undefined for ROLE=api. */
+  worker: Worker | undefined;
   stop(): Promise<void>;
 }
 
@@ -65,6 +65,7 @@ export async function startService(
       outbound: createSafeClient({
         allowedNetworks: config.webhookAllowedNetworks,
         userAgent: USER_AGENT,
+        timeoutMs: config.outboundTimeoutMs,
         ca: options.outboundCa,
       }),
       mailer: createMailer(config),
@@ -93,7 +94,7 @@ export async function startService(
         await wakeUpListener.close();
         // Stop accepting and let in-flight requests finish; after a grace
         // period, cut what is left, e.g. a connection that never sent a request.
-        const cutOff = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        const cutOff = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
         await app.close();
         clearTimeout(cutOff);
         await worker?.stop();
@@ -103,7 +104,7 @@ export async function startService(
       })();
       return stopping;
     };
-    return { app, store, url, stop };
+    return { app, store, url, worker, stop };
   } catch (error) {
     await store.close();
     throw error;

@@ -15,6 +15,9 @@ export class Loop implements TickContext {
   private wokenMeanwhile = false;
   private current: { timer: NodeJS.Timeout; resolve: (woken: boolean) => void } | undefined;
   private running: Promise<void> | undefined;
+  /** Ticks begun so far, and runOnce() callers waiting for the tick numbered `after` to end. */
+  private ticksStarted = 0;
+  private readonly tickWaiters: Array<{ tick: number; resolve: () => void }> = [];
 
   constructor(
     private readonly name: string,
@@ -29,6 +32,21 @@ export class Loop implements TickContext {
   /** Ends the current sleep now, e.g. when new work was written. */
   wake(): void {
     if (!this.endPause(true)) this.wokenMeanwhile = true;
+  }
+
+  /**
+   * Runs one tick that begins after this call and resolves when it has ended
+   * (a failing tick is logged as usual). Tests use it instead of sleeping until
+   * the loop's next round; a loop that is not running runs the tick itself.
+   */
+  async runOnce(): Promise<void> {
+    if (!this.running || this.stopped) {
+      await this.tick(this).catch((error) => this.logger.error({ err: error, loop: this.name }, 'worker loop failed'));
+      return;
+    }
+    const done = new Promise<void>((resolve) => this.tickWaiters.push({ tick: this.ticksStarted + 1, resolve }));
+    this.wake();
+    await done;
   }
 
   async stop(): Promise<void> {
@@ -53,6 +71,15 @@ export class Loop implements TickContext {
     });
   }
 
+  private settleWaiters(endedTick: number): void {
+    for (let i = this.tickWaiters.length - 1; i >= 0; i--) {
+      const waiter = this.tickWaiters[i]!;
+      if (waiter.tick > endedTick) continue;
+      this.tickWaiters.splice(i, 1);
+      waiter.resolve();
+    }
+  }
+
   private endPause(woken: boolean): boolean {
     const current = this.current;
     if (!current) return false;
@@ -65,14 +92,17 @@ export class Loop implements TickContext {
   private async run(): Promise<void> {
     while (!this.stopped) {
       let delay: number;
+      const tick = ++this.ticksStarted;
       try {
         delay = await this.tick(this);
       } catch (error) {
         this.logger.error({ err: error, loop: this.name }, 'worker loop failed; retrying');
         delay = RETRY_AFTER_ERROR_MS;
       }
+      this.settleWaiters(tick);
       if (this.stopped) break;
       await this.pause(delay);
     }
+    this.settleWaiters(Number.POSITIVE_INFINITY); // stopped: no further tick will come
   }
 }

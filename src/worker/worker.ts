@@ -9,10 +9,13 @@ import { Loop } from './loop.js';
 /** The background work of an instance (ROLE=all or worker). */
 export class Worker {
   private readonly loops: Loop[];
+  /** The loops that send what the others queue. */
+  private readonly senders: Loop[];
 
   constructor(services: ServiceContext) {
     const deliveries = new Loop('deliver-webhooks', deliverWebhooksTick(services), services.logger);
     const notifications = new Loop('send-notifications', sendNotificationsTick(services), services.logger);
+    this.senders = [deliveries, notifications];
     this.loops = [
       new Loop('expire-pauses', expirePausesTick(services), services.logger),
       new Loop('follow-up-reviewers', followUpReviewersTick(services), services.logger),
@@ -32,6 +35,17 @@ export class Worker {
 
   start(): void {
     for (const loop of this.loops) loop.start();
+  }
+
+  /**
+   * Runs every loop once, now: first those that find due work (expiry,
+   * follow-ups, the title index), then the senders, so what the first round
+   * queued is attempted before this resolves. For tests, instead of sleeping
+   * until the loops' next round.
+   */
+  async runOnce(): Promise<void> {
+    await Promise.all(this.loops.filter((loop) => !this.senders.includes(loop)).map((loop) => loop.runOnce()));
+    await Promise.all(this.senders.map((loop) => loop.runOnce()));
   }
 
   async stop(): Promise<void> {

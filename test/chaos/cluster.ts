@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { staleSource } from '../helpers/main-command.js';
 import { newSecretKey, openTestStore, type ServiceProcess, spawnService } from '../helpers/process.js';
 import type { Random } from './random.js';
 
@@ -93,15 +93,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
 /** Builds dist/ when it is missing or older than any file in src/, so the test never runs stale code. */
 export function buildIfStale(): void {
-  const built = statSync(join(ROOT, 'dist/main.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-  const newer = sourceFiles(join(ROOT, 'src')).find((file) => statSync(file).mtimeMs > built);
+  const newer = staleSource();
   if (newer === undefined) return;
   console.log(`chaos: dist/ is older than ${newer}; npm run build`);
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : [join(dir, entry.name)],
-  );
 }

@@ -1,22 +1,19 @@
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Account, call, registerAccount } from '../helpers/http.js';
+import { mainCommand } from '../helpers/main-command.js';
 import { createPause, eventually, tokenOf } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { cleanEnv, ROOT, runCli } from './run-cli.js';
 
-// `pausepoint mcp`: the real command (src/main.ts under tsx) started by the
+// `pausepoint mcp`: the real command (test/helpers/main-command.ts) started by the
 // MCP SDK's own stdio Client, as Claude Desktop or Cursor start it, against
 // a real service; a person answers through the response endpoint. The same
-// tools over HTTP: test/e2e/mcp.test.ts.
+// tools over HTTP: test/e2e/mcp/streamable-http.test.ts.
 
 vi.setConfig({ testTimeout: 60_000 });
-
-const TSX = import.meta.resolve('tsx');
-const MAIN = join(ROOT, 'src/main.ts');
 
 let service: TestService;
 let dev: Account;
@@ -27,7 +24,7 @@ const clients: Client[] = [];
 async function startMcp(key: string, extraEnv: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', TSX, MAIN, 'mcp'],
+    args: [...mainCommand(), 'mcp'],
     env: cleanEnv({ PAUSEPOINT_API_KEY: key, PAUSEPOINT_BASE_URL: service.url, ...extraEnv }),
     cwd: ROOT,
     stderr: 'pipe',

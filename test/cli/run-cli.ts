@@ -1,13 +1,13 @@
-// Runs the real `pausepoint` command (src/main.ts under tsx) as a child
-// process, the way a script or CI job does, and watches its output.
+// Runs the real `pausepoint` command (the build when it is current, else
+// src/main.ts under tsx: test/helpers/main-command.ts) as a child process, the
+// way a script or CI job does, and watches its output.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mainCommand } from '../helpers/main-command.js';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
-const MAIN = join(ROOT, 'src/main.ts');
-const TSX = import.meta.resolve('tsx');
 
 // The CLI and the examples import @pausepoint/sdk, which resolves to the
 // SDK's build (npm test builds it first; so do typecheck and build).
@@ -57,7 +57,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
 }
 
 export function startCli(args: string[], env: Record<string, string | undefined> = {}): RunningCli {
-  return startProcess(process.execPath, ['--import', TSX, MAIN, ...args], { env: cleanEnv(env), cwd: ROOT });
+  return startProcess(process.execPath, [...mainCommand(), ...args], { env: cleanEnv(env), cwd: ROOT });
 }
 
 /** Runs `pausepoint …` to the end. */
@@ -126,12 +126,17 @@ export function startProcess(
 
 /**
  * A folder holding a `pausepoint` executable that runs this checkout's
- * src/main.ts, to put first on PATH for scripts that call `pausepoint`.
+ * build or src/main.ts (as startCli does), to put first on PATH for scripts that call `pausepoint`.
  */
 export function pausepointOnPath(): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'pausepoint-bin-'));
   const file = join(dir, 'pausepoint');
-  writeFileSync(file, `#!/bin/sh\nexec "${process.execPath}" --import "${TSX}" "${MAIN}" "$@"\n`);
+  writeFileSync(
+    file,
+    `#!/bin/sh\nexec "${process.execPath}" ${mainCommand()
+      .map((arg) => `"${arg}"`)
+      .join(' ')} "$@"\n`,
+  );
   chmodSync(file, 0o755);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

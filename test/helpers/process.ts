@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/store.js';
+import { mainCommand } from './main-command.js';
 
 // pausepoint as a real operating-system process (`node --import tsx src/main.ts
 // serve`, or the build: `node dist/main.js serve`), for tests of what only a
@@ -59,7 +60,10 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   name?: string;
   startupTimeoutMs?: number;
-  /** Run src/ through tsx (the default), or the build in dist/, which starts about twice as fast (build it first). */
+  /**
+   * Run src/ through tsx, or the build in dist/, which starts about twice as fast (build it first).
+   * Unset: the build when it is current, else src/ (test/helpers/main-command.ts).
+   */
   entry?: 'source' | 'build';
 }
 
@@ -106,7 +110,12 @@ export async function spawnService(options: SpawnOptions): Promise<ServiceProces
     ...options.env,
   };
   installExitHook();
-  const args = options.entry === 'build' ? ['dist/main.js', 'serve'] : ['--import', 'tsx', 'src/main.ts', 'serve'];
+  const args =
+    options.entry === 'build'
+      ? ['dist/main.js', 'serve']
+      : options.entry === 'source'
+        ? ['--import', 'tsx', 'src/main.ts', 'serve']
+        : [...mainCommand(), 'serve'];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env,

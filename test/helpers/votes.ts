@@ -10,7 +10,7 @@ import type { TestService } from './service.js';
 // timeline, the pause.voted events) and none other; each vote refused with
 // the right error; and the outcome the one a sequential replay of the counted
 // votes decides by the rule in src/domain/votes.ts, the deciding vote the
-// last one counted. Used by reviewer-races.test.ts, the property test and the
+// last one counted. Used by test/e2e/reviewers/vote-races.test.ts, the property test and the
 // two-instance test on PostgreSQL.
 
 export interface Reviewer {

@@ -39,6 +39,9 @@ describe('loadConfig defaults', () => {
     expect(config.trustProxy).toBe(false);
     expect(config.authRateLimit).toEqual({ max: 10, windowMs: 60_000 });
     expect(config.maxWaitsPerKey).toBe(100);
+    // A receiver gets 5 s to answer, and requests in flight 5 s to finish at shutdown.
+    expect(config.outboundTimeoutMs).toBe(5000);
+    expect(config.shutdownGraceMs).toBe(5000);
   });
 
   it('treats empty and blank variables as unset', () => {

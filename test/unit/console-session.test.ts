@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { cookieName, csrfMatches, csrfToken, isCrossSite, tokenFromCookie } from '../../src/console/session.js';
 
 // The console's cookie and CSRF helpers, alone. The rules they serve are
-// tested over HTTP in test/e2e/console-security.test.ts.
+// tested over HTTP in test/e2e/console/security.test.ts.
 
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as FastifyRequest;
 const http = { publicBaseUrl: 'http://127.0.0.1:3000' };

@@ -189,4 +189,50 @@ describe('Loop', () => {
     await vi.advanceTimersByTimeAsync(5000);
     expect(runs).toEqual([0, 1000, 2000, 7000]);
   });
+  it('runOnce() runs a tick that begins after the call, and resolves when it has ended', async () => {
+    let release: (() => void) | undefined;
+    const runs: number[] = [];
+    const tick: Tick = async () => {
+      runs.push(Date.now());
+      if (runs.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      return 10_000;
+    };
+    const loop = newLoop(tick);
+    loop.start();
+    await vi.advanceTimersByTimeAsync(50); // the first tick is in hand
+    let done = false;
+    const once = loop.runOnce().then(() => {
+      done = true;
+    });
+    await vi.advanceTimersByTimeAsync(50);
+    expect(done).toBe(false); // the tick in hand began before the call: it does not count
+    release?.();
+    await once;
+    expect(runs).toEqual([0, 100]);
+    // Then the loop sleeps its full delay again.
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(runs).toEqual([0, 100]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(runs).toEqual([0, 100, 10_100]);
+  });
+
+  it('runOnce() runs the tick itself when the loop is not running, and resolves when a loop stops', async () => {
+    const { tick, runs } = recordingTick([60_000]);
+    const idle = newLoop(tick);
+    await idle.runOnce();
+    expect(runs).toEqual([0]);
+
+    let release: (() => void) | undefined;
+    const hanging: Tick = async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return 60_000;
+    };
+    const loop = newLoop(hanging);
+    loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    const once = loop.runOnce();
+    const stopped = loop.stop();
+    release?.();
+    await Promise.all([once, stopped]);
+  });
 });
