@@ -57,6 +57,7 @@ export interface Config {
   requestTimeoutMs: number;
   /** Deadline of one outbound attempt (a webhook delivery, a Slack notification). */
   outboundTimeoutMs: number;
+  queuePollMs: number;
   /** On shutdown, how long in-flight requests may take before the remaining connections are cut. */
   shutdownGraceMs: number;
 }
@@ -173,6 +174,10 @@ export const SETTINGS = {
     default: '5000',
     doc: 'Deadline of one outbound attempt, a webhook delivery or a Slack notification: look-up, connect, TLS, response headers and body. A receiver that has not answered by then is cut, and the attempt fails and is retried. At most 8000, so that an attempt ends well within the 10 s for which a worker holds its claim.',
   },
+  QUEUE_POLL_MS: {
+    default: '1000',
+    doc: 'How often an idle worker looks at its webhook and notification queues when nothing woke it. A write that queues work wakes the workers at once (on PostgreSQL those of every instance, by `NOTIFY`), and a retry is looked for when it falls due, so this only bounds how late a missed wake-up is caught.',
+  },
   SHUTDOWN_GRACE_MS: {
     default: '5000',
     doc: 'On `SIGTERM`, how long requests in flight may take to finish; then the connections still open (e.g. one that never sent a request) are cut and the process exits.',
@@ -263,8 +268,9 @@ export function loadConfig(env: Env = process.env): Config {
     searchTimeoutMs: parseInteger('SEARCH_TIMEOUT_MS', value('SEARCH_TIMEOUT_MS'), 1, 600_000),
     headersTimeoutMs: parseInteger('HEADERS_TIMEOUT_MS', value('HEADERS_TIMEOUT_MS'), 100, 600_000),
     requestTimeoutMs: parseInteger('REQUEST_TIMEOUT_MS', value('REQUEST_TIMEOUT_MS'), 100, 600_000),
-    // At most 8 s: an attempt must end within its claim's lease (LEASE_MS, 10 s, in src/worker/outbox-worker.ts).
+    // At most 8 s: an attempt must end within its claim's lease (LEASE_MS, 10 s, in src/actions/outbox.ts).
     outboundTimeoutMs: parseInteger('OUTBOUND_TIMEOUT_MS', value('OUTBOUND_TIMEOUT_MS'), 100, 8000),
+    queuePollMs: parseInteger('QUEUE_POLL_MS', value('QUEUE_POLL_MS'), 100, 3_600_000),
     shutdownGraceMs: parseInteger('SHUTDOWN_GRACE_MS', value('SHUTDOWN_GRACE_MS'), 0, 600_000),
   };
 }

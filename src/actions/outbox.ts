@@ -11,7 +11,6 @@ import type { TickContext } from './ticks.js';
 
 /** A claim outlives any attempt (5 s for HTTP) with room to spare; a crashed worker's claims fall due after it. */
 export const LEASE_MS = 10_000;
-const MAX_SLEEP_MS = 1000;
 /** While attempts are out, how often to look for newly due rows when not woken. */
 const RECLAIM_MS = 100;
 const CLAIM_RETRY_MS = 1000;
@@ -131,7 +130,7 @@ export function outboxTick<T extends Claim>(
     }
     if (context.stopping) return 0;
     const next = await nextDue(store, spec.table);
-    if (next === null) return MAX_SLEEP_MS;
-    return Math.min(MAX_SLEEP_MS, Math.max(0, Date.parse(next) - clock.now().getTime()));
+    if (next === null) return config.queuePollMs;
+    return Math.min(config.queuePollMs, Math.max(0, Date.parse(next) - clock.now().getTime()));
   };
 }

@@ -41,6 +41,7 @@ describe('loadConfig defaults', () => {
     expect(config.maxWaitsPerKey).toBe(100);
     // A receiver gets 5 s to answer, and requests in flight 5 s to finish at shutdown.
     expect(config.outboundTimeoutMs).toBe(5000);
+    expect(config.queuePollMs).toBe(1000);
     expect(config.shutdownGraceMs).toBe(5000);
   });
 
