@@ -39,7 +39,9 @@ export async function startService(
 ): Promise<RunningService> {
   // The secret first: a start that must stop over a damaged secret file leaves the database untouched.
   const keys = deriveServiceKeys(resolveMasterSecret(config, (message) => logger.warn(message)));
-  const store = openStore(config.database);
+  const store = openStore(config.database, {
+    afterCommitFailed: (error) => logger.error({ err: error }, 'a wake-up after a commit failed (the write committed)'),
+  });
   try {
     const applied = await migrateToLatest(store);
     if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');

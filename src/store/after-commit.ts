@@ -18,6 +18,12 @@ export class AfterCommitHooks {
   private readonly open = new WeakMap<Kysely<Database>, AfterCommit[]>();
 
   /**
+   * `failed` hears of a hook that threw. The write has committed by then, so
+   * its caller still gets its value, and the writes after it still run.
+   */
+  constructor(private readonly failed: (error: unknown) => void) {}
+
+  /**
    * Runs `hook` once the write running in `db` commits; at once when `db` is
    * no transaction (the statement before has committed on its own).
    */
@@ -26,7 +32,7 @@ export class AfterCommitHooks {
     if (hooks) hooks.push(hook);
     else if (db.isTransaction) {
       throw new Error('an after-commit hook needs a transaction opened by store.write() or store.transaction()');
-    } else hook();
+    } else this.run([hook]);
   }
 
   /** Runs one write in `trx` and answers its value and the hooks it registered, to run after the commit. */
@@ -39,8 +45,15 @@ export class AfterCommitHooks {
       this.open.delete(trx);
     }
   }
-}
 
-export function runHooks(hooks: AfterCommit[]): void {
-  for (const hook of hooks) hook();
+  /** Runs the hooks of committed writes, each apart: one that throws stops neither the others nor the write. */
+  run(hooks: AfterCommit[]): void {
+    for (const hook of hooks) {
+      try {
+        hook();
+      } catch (error) {
+        this.failed(error);
+      }
+    }
+  }
 }

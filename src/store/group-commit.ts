@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import { type AfterCommit, type AfterCommitHooks, runHooks } from './after-commit.js';
+import type { AfterCommit, AfterCommitHooks } from './after-commit.js';
 import type { Database } from './schema.js';
 
 // Group commit for SQLite. Its one connection runs one transaction at a time,
@@ -38,7 +38,7 @@ export function groupCommitter(db: Kysely<Database>, afterCommit: AfterCommitHoo
         .transaction()
         .execute((trx) => afterCommit.collect(trx, only.work))
         .then(({ value, hooks }) => {
-          runHooks(hooks);
+          afterCommit.run(hooks);
           only.resolve(value);
         }, only.reject);
       return;
@@ -61,7 +61,7 @@ export function groupCommitter(db: Kysely<Database>, afterCommit: AfterCommitHoo
       await commitEachInSavepoint(group);
       return;
     }
-    runHooks(hooks);
+    afterCommit.run(hooks);
     group.forEach(({ resolve }, index) => {
       resolve(values[index]);
     });
@@ -89,7 +89,7 @@ export function groupCommitter(db: Kysely<Database>, afterCommit: AfterCommitHoo
       for (const { reject } of group) reject(error);
       return;
     }
-    runHooks(hooks);
+    afterCommit.run(hooks);
     group.forEach(({ resolve, reject }, index) => {
       const outcome = outcomes[index];
       if (outcome?.ok) resolve(outcome.value);
@@ -98,12 +98,15 @@ export function groupCommitter(db: Kysely<Database>, afterCommit: AfterCommitHoo
   }
 
   async function flush(): Promise<void> {
-    while (queue.length > 0) {
-      const group = queue.slice(0, MAX_GROUP);
-      queue = queue.slice(group.length);
-      await commitGroup(group);
+    try {
+      while (queue.length > 0) {
+        const group = queue.slice(0, MAX_GROUP);
+        queue = queue.slice(group.length);
+        await commitGroup(group);
+      }
+    } finally {
+      flushing = false;
     }
-    flushing = false;
   }
 
   return <T>(work: Work<T>) =>

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_MIGRATION_LOCK_TABLE, Kysely, MIGRATION_LOCK_ID, Migrator, PostgresDialect, sql } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
-import { type AfterCommit, AfterCommitHooks, runHooks } from './after-commit.js';
+import { type AfterCommit, AfterCommitHooks } from './after-commit.js';
 import { groupCommitter, type Work } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -70,7 +70,15 @@ export interface Store {
 /** How long writes must have been failing quietly before a health check tries one itself, and how often. */
 const WRITE_PROBE_INTERVAL_MS = 5000;
 
-export function openStore(config: DatabaseConfig): Store {
+export interface StoreOptions {
+  /** Hears of an after-commit hook (a wake-up) that threw; by default a process warning. */
+  afterCommitFailed?: (error: unknown) => void;
+}
+
+const warnOfFailedHook = (error: unknown) =>
+  process.emitWarning(`an after-commit hook failed: ${error instanceof Error ? error.message : String(error)}`);
+
+export function openStore(config: DatabaseConfig, options: StoreOptions = {}): Store {
   const writeHealth = new WriteHealth();
   const db = new Kysely<Database>({
     dialect: trackWrites(
@@ -81,10 +89,10 @@ export function openStore(config: DatabaseConfig): Store {
   let closed: Promise<void> | undefined;
   let probe: Promise<unknown> | undefined;
   let probedAt = Number.NEGATIVE_INFINITY;
-  const hooks = new AfterCommitHooks();
+  const hooks = new AfterCommitHooks(options.afterCommitFailed ?? warnOfFailedHook);
   const transaction = async <T>(work: Work<T>): Promise<T> => {
     const done = await db.transaction().execute((trx) => hooks.collect(trx, work));
-    runHooks(done.hooks);
+    hooks.run(done.hooks);
     return done.value;
   };
   const grouped = config.kind === 'sqlite' ? groupCommitter(db, hooks) : undefined;

@@ -43,11 +43,15 @@ export class WakeUps {
   readonly keysRotated = new WakeUpListeners<[developerId: string]>();
 }
 
+// Each takes the write's transaction, never a default: announced on another
+// connection, a NOTIFY would go out before the commit, and the wake-up too.
+// `store.db` says the statement before has committed on its own.
+
 /** The pauses changed in this write wake their waiters, on every instance, once it commits. */
 export async function announcePausesChanged(
   store: Store,
   pauseIds: readonly string[],
-  trx: Kysely<Database> = store.db,
+  trx: Kysely<Database>,
 ): Promise<void> {
   if (pauseIds.length === 0) return;
   if (store.dialect === 'postgres') {
@@ -58,17 +62,13 @@ export async function announcePausesChanged(
 }
 
 /** This write queued deliveries or notifications: the workers of every instance look once it commits. */
-export async function announceWorkQueued(store: Store, trx: Kysely<Database> = store.db): Promise<void> {
+export async function announceWorkQueued(store: Store, trx: Kysely<Database>): Promise<void> {
   if (store.dialect === 'postgres') await sql`select pg_notify(${QUEUED_CHANNEL}, '')`.execute(trx);
   store.afterCommit(trx, () => store.wakeUps.workQueued.emit());
 }
 
 /** This write changed a developer's API keys: every instance's caches forget them once it commits. */
-export async function announceKeysRotated(
-  store: Store,
-  developerId: string,
-  trx: Kysely<Database> = store.db,
-): Promise<void> {
+export async function announceKeysRotated(store: Store, developerId: string, trx: Kysely<Database>): Promise<void> {
   if (store.dialect === 'postgres') await sql`select pg_notify(${KEYS_CHANNEL}, ${developerId})`.execute(trx);
   store.afterCommit(trx, () => store.wakeUps.keysRotated.emit(developerId));
 }

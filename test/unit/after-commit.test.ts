@@ -47,8 +47,31 @@ it('grouped writes wake after their shared commit; one rolled back to its savepo
 it('a wake-up outside a transaction (the statement has committed) is sent at once', async () => {
   let queued = 0;
   store.wakeUps.workQueued.on(() => queued++);
-  await announceWorkQueued(store);
+  await announceWorkQueued(store, store.db);
   expect(queued).toBe(1);
+});
+
+it('a wake-up that throws stops neither the write, nor the hooks after it, nor the writes after it', async () => {
+  const failures: unknown[] = [];
+  await store.close();
+  store = openStore({ kind: 'sqlite', path: ':memory:' }, { afterCommitFailed: (error) => failures.push(error) });
+  await migrateToLatest(store);
+  const woken: string[] = [];
+  store.wakeUps.pausesChanged.on(() => {
+    throw new Error('a listener with a bug');
+  });
+  store.wakeUps.workQueued.on(() => woken.push('queued'));
+  const first = await store.write(async (trx) => {
+    await announcePausesChanged(store, ['pause_1'], trx);
+    await announceWorkQueued(store, trx);
+    return 'committed';
+  });
+  expect(first).toBe('committed');
+  expect(woken).toEqual(['queued']);
+  expect(failures).toHaveLength(1);
+  // The group committer is not stuck: the next write commits and wakes as well.
+  await store.write((trx) => announceWorkQueued(store, trx));
+  expect(woken).toEqual(['queued', 'queued']);
 });
 
 it('refuses an after-commit hook in a transaction the store did not open', async () => {
