@@ -33,11 +33,10 @@ import { getDeveloper } from '../store/accounts.js';
 import { isUniqueViolation } from '../store/errors.js';
 import { findIdempotencyRecord, recordIdempotentResponse } from '../store/idempotency.js';
 import { insertNotifications } from '../store/notifications.js';
-import { insertPause, type Owner, WITHOUT_REVIEWERS } from '../store/pauses.js';
+import { insertPause, type Owner, withoutReviewers } from '../store/pauses.js';
 import { insertReviewers } from '../store/reviewers.js';
 import type { Database } from '../store/schema.js';
 import { consumeLivePause } from '../store/usage.js';
-import { announceWorkQueued } from '../store/wake-ups.js';
 import { type NotifyRequest, planNotifications, planReviewerEmails } from './plan-notifications.js';
 import { planReviewers, type ReviewerFields, reviewerProblems, type Unchecked } from './plan-reviewers.js';
 import { type PresentedPause, presentPause, responseUrl } from './present-pause.js';
@@ -251,10 +250,7 @@ export async function createPause(
     if (owner.mode === 'live') await chargeQuota(services, db, owner, now);
     await insertPause(store, row, db);
     if (reviewers.length > 0) await insertReviewers(store, reviewers, db);
-    if (notifications.length > 0) {
-      await insertNotifications(store, notifications, db);
-      await announceWorkQueued(store, db); // start sending once this commits
-    }
+    await insertNotifications(store, notifications, db); // wakes the senders once this commits
     if (idempotencyKey) {
       const response = { requestHash, responseStatus: 201, responseBody: created };
       const when = { now: isoTime(now), windowStart: windowStart(now) };
@@ -336,7 +332,7 @@ export function newPauseProblems(request: Unchecked<NewPause>, now: Date): Field
 }
 
 function buildRow(owner: Owner, request: NewPause, now: Date): Pause {
-  const options = request.options ?? DEFAULT_OPTIONS;
+  const options = request.options ?? [...DEFAULT_OPTIONS]; // a pause's own array, never the shared default
   const createdAt = isoTime(now);
   const expiresAt =
     request.expires_at ?? new Date(now.getTime() + (request.expires_in ?? DEFAULT_EXPIRY_SECONDS) * 1000);
@@ -358,7 +354,7 @@ function buildRow(owner: Owner, request: NewPause, now: Date): Pause {
     responseAt: null,
     createdAt: createdAt,
     updatedAt: createdAt,
-    ...WITHOUT_REVIEWERS,
+    ...withoutReviewers(),
   };
 }
 

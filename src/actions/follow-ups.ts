@@ -13,7 +13,6 @@ import {
 import { insertNotifications } from '../store/notifications.js';
 import { insertReviewers } from '../store/reviewers.js';
 import type { Database } from '../store/schema.js';
-import { announceWorkQueued } from '../store/wake-ups.js';
 import { planReviewerEmails } from './plan-notifications.js';
 import { newReviewer } from './plan-reviewers.js';
 
@@ -79,7 +78,6 @@ function remind(services: FollowUpServices, input: DueFollowUp): Promise<void> {
       askedBy: await askerOf(store, taken.pause, trx),
     });
     await insertNotifications(store, emails, trx);
-    await wakeSendersOfLive(services, taken.pause.mode, trx);
   });
 }
 
@@ -103,11 +101,5 @@ function escalate(services: FollowUpServices, input: DueFollowUp): Promise<void>
       askedBy: await askerOf(store, pause, trx),
     });
     await insertNotifications(store, emails, trx);
-    await wakeSendersOfLive(services, pause.mode, trx);
   });
-}
-
-/** Live emails wait in the outbox: wake the senders (of every instance) once this commits. */
-async function wakeSendersOfLive(services: FollowUpServices, mode: string, trx: Kysely<Database>): Promise<void> {
-  if (mode === 'live') await announceWorkQueued(services.store, trx);
 }

@@ -1,7 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { type OutboxTable, requeuedFields, requeueFailed } from '../store/outbox.js';
-import { announceWorkQueued } from '../store/wake-ups.js';
 
 /**
  * Puts a failed outbox row (a webhook delivery, a notification) back in the
@@ -17,6 +16,5 @@ export async function requeueAndWake(
   const { store, clock } = services;
   const now = isoTime(clock.now());
   if (!(await requeueFailed(store, table, id, now))) return undefined;
-  await announceWorkQueued(store);
   return requeuedFields(now);
 }

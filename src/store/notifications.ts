@@ -3,6 +3,7 @@ import type { Pause } from '../domain/pause.js';
 import type { Claim } from './outbox.js';
 import type { Database, NotificationsTable } from './schema.js';
 import type { Store } from './store.js';
+import { announceWorkQueued } from './wake-ups.js';
 
 // Human notifications of a pause: written with it, sent by the outbox worker.
 
@@ -12,7 +13,10 @@ export async function insertNotifications(
   rows: NotificationsTable[],
   trx: Kysely<Database> = store.db,
 ): Promise<void> {
+  if (rows.length === 0) return;
   await trx.insertInto('notifications').values(rows).execute();
+  // Pending ones wait for the senders: wake them (of every instance) once this commits.
+  if (rows.some((row) => row.status === 'pending')) await announceWorkQueued(store, trx);
 }
 
 /** One notification of a pause, with its rendered content. */

@@ -3,6 +3,7 @@ import type { AttemptOutcome } from '../domain/retry-schedule.js';
 import { PENDING } from './literals.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
+import { announceWorkQueued } from './wake-ups.js';
 
 // The work queues in the database: webhook deliveries and human notifications
 // share these columns (status, attempts, next_attempt_at, last_status_code,
@@ -311,5 +312,7 @@ export async function requeueFailed(
     .where('id', '=', id)
     .where('status', '=', 'failed')
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  if (Number(result.numUpdatedRows) !== 1) return false;
+  await announceWorkQueued(store, trx);
+  return true;
 }
