@@ -202,6 +202,8 @@ export class PauseWaiters {
  */
 export class WakeUpListener {
   private readonly keyWatchers: KeyRotationWatcher[] = [];
+  /** Unsubscribes the key watchers from this store's wake-ups, at close. */
+  private readonly stopHearing: Array<() => void> = [];
   private listener: Client | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -218,7 +220,7 @@ export class WakeUpListener {
   /** `watcher` forgets a developer's keys when they are rotated, here or on another instance. */
   watchKeyRotations(watcher: KeyRotationWatcher): void {
     this.keyWatchers.push(watcher);
-    this.store.wakeUps.keysRotated.on((developerId) => watcher.forget(developerId));
+    this.stopHearing.push(this.store.wakeUps.keysRotated.on((developerId) => watcher.forget(developerId)));
     watcher.setEnabled(this.hearsOtherInstances);
   }
 
@@ -233,6 +235,7 @@ export class WakeUpListener {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const stop of this.stopHearing.splice(0)) stop();
     clearTimeout(this.reconnectTimer);
     const listener = this.listener;
     this.listener = undefined;

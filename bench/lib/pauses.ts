@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { DEFAULT_OPTIONS } from '../../src/domain/pause.js';
 import { encodePause } from '../../src/store/decode.js';
-import { WITHOUT_REVIEWERS } from '../../src/store/pauses.js';
+import { withoutReviewers } from '../../src/store/pauses.js';
 import type { PausesTable, ReviewersTable } from '../../src/store/schema.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { runLoad } from './load.js';
@@ -66,7 +66,7 @@ export function pendingPauseRow(input: PendingPauseInput, id: string, createdAt:
     responseAt: null,
     createdAt,
     updatedAt: createdAt,
-    ...WITHOUT_REVIEWERS,
+    ...withoutReviewers(),
   });
 }
 

@@ -76,8 +76,8 @@ export async function countPendingPauses(store: Store, owner: Owner): Promise<nu
   return Number(row.count);
 }
 
-/** The reviewer fields of a pause that has none. */
-export const WITHOUT_REVIEWERS: Readonly<PauseReviewerFields> = {
+/** The reviewer fields of a pause that has none; a new object (and veto array) each call, never shared. */
+export const withoutReviewers = (): PauseReviewerFields => ({
   quorum: null,
   veto: [],
   remindEvery: null,
@@ -88,7 +88,7 @@ export const WITHOUT_REVIEWERS: Readonly<PauseReviewerFields> = {
   remindersSent: null,
   escalateAt: null,
   escalatedAt: null,
-};
+});
 
 /** A new pause. */
 export async function insertPause(store: Store, pause: Pause, trx?: Kysely<Database>): Promise<void> {

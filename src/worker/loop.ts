@@ -5,8 +5,6 @@ import type { Logger } from '../logger.js';
 // woken), repeat until stopped. A failing tick is logged and retried after a
 // second; it never kills the process.
 
-export type { Tick, TickContext };
-
 const RETRY_AFTER_ERROR_MS = 1000;
 
 export class Loop implements TickContext {

@@ -11,6 +11,7 @@ export class Worker {
   private readonly loops: Loop[];
   /** The loops that send what the others queue. */
   private readonly senders: Loop[];
+  private readonly stopHearing: () => void;
 
   constructor(services: ServiceContext) {
     const deliveries = new Loop('deliver-webhooks', deliverWebhooksTick(services), services.logger);
@@ -27,7 +28,7 @@ export class Worker {
       this.loops.push(new Loop('index-titles', indexTitlesTick(services), services.logger));
     }
     // Deliveries or notifications were written: start them now, not at the next poll.
-    services.store.wakeUps.workQueued.on(() => {
+    this.stopHearing = services.store.wakeUps.workQueued.on(() => {
       deliveries.wake();
       notifications.wake();
     });
@@ -49,6 +50,7 @@ export class Worker {
   }
 
   async stop(): Promise<void> {
+    this.stopHearing();
     await Promise.all(this.loops.map((loop) => loop.stop()));
   }
 }

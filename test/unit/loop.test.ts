@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Tick, TickContext } from '../../src/actions/ticks.js';
 import { createLogger } from '../../src/logger.js';
-import { Loop, type Tick, type TickContext } from '../../src/worker/loop.js';
+import { Loop } from '../../src/worker/loop.js';
 
 // The worker's loop: run a tick, sleep as long as it says or until woken,
 // repeat until stopped; a failing tick is logged and tried again a second

@@ -58,7 +58,9 @@ export const billingWebhookRoute: FastifyPluginAsyncTypebox = async (app) => {
 
       let parsed: unknown;
       try {
-        parsed = parseJsonSafely(raw);
+        // Signed by the provider, whose customers may put any key in their metadata:
+        // a poisoning key is dropped, never a reason to refuse (and lose) the event.
+        parsed = parseJsonSafely(raw, 'remove');
       } catch {
         throw new ApiError('invalid_request', 'The body is not valid JSON.');
       }
