@@ -1,10 +1,8 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { isoTime } from '../domain/clock.js';
+import { apiKeyOwner, sessionOwner } from '../actions/keys.js';
 import type { Mode } from '../domain/keys.js';
 import { parseCredential } from '../domain/keys.js';
 import { ApiError } from '../errors.js';
-import { findApiKey, findSession } from '../store/accounts.js';
-import type { Store } from '../store/store.js';
 import { ApiKeyCache, type KnownKey } from './api-key-cache.js';
 
 // Authentication for every /v1 endpoint. A route is protected by an API key
@@ -47,11 +45,10 @@ function authenticate(
   const credential = match?.[1] ? parseCredential(match[1]) : null;
   if (!credential) throw unauthorized('The Authorization header does not hold a pausepoint API key.');
 
-  const { store } = app.services;
   if (credential.kind === 'api_key') {
     const cached = keys.get(credential.hash);
     if (cached) return keyHolder(cached, credential);
-    return lookUpApiKey(store, keys, credential.hash).then((key) => keyHolder(key, credential));
+    return lookUpApiKey(app, keys, credential.hash).then((key) => keyHolder(key, credential));
   }
   return sessionHolder(app, credential.hash, policy);
 }
@@ -62,20 +59,18 @@ function keyHolder(key: KnownKey | undefined, credential: { mode: Mode; hash: st
 }
 
 async function sessionHolder(app: FastifyInstance, hash: string, policy: AuthPolicy): Promise<Principal> {
-  const { store } = app.services;
   if (policy !== 'key_or_session') {
     throw unauthorized('A login session works only for /v1/auth/me and /v1/auth/keys/rotate; use an API key.');
   }
-  const session = await findSession(store, hash, isoTime(app.services.clock.now()));
-  if (!session) throw unauthorized('The session has expired; log in again.');
-  return { developerId: session.developer_id, mode: null, via: 'session', credentialHash: hash };
+  const developerId = await sessionOwner(app.services, hash);
+  if (!developerId) throw unauthorized('The session has expired; log in again.');
+  return { developerId, mode: null, via: 'session', credentialHash: hash };
 }
 
-async function lookUpApiKey(store: Store, keys: ApiKeyCache, keyHash: string): Promise<KnownKey | undefined> {
+async function lookUpApiKey(app: FastifyInstance, keys: ApiKeyCache, keyHash: string): Promise<KnownKey | undefined> {
   const startedAt = keys.startLookup();
-  const row = await findApiKey(store, keyHash);
-  if (!row) return undefined;
-  const key = { developerId: row.developer_id, mode: row.mode };
+  const key = await apiKeyOwner(app.services, keyHash);
+  if (!key) return undefined;
   keys.remember(keyHash, key, startedAt);
   return key;
 }

@@ -65,7 +65,7 @@ function importsOf(file: string): string[] {
 }
 
 /** The parts above the actions that may take only types from src/store/. */
-const THROUGH_ACTIONS = ['routes', 'web', 'console', 'inbox', 'mcp', 'worker'];
+const THROUGH_ACTIONS = ['http', 'routes', 'web', 'console', 'inbox', 'mcp', 'worker'];
 
 /** The imports of a file that bring values (not `import type`), resolved to paths under src/. */
 function valueImportsOf(file: string): string[] {
