@@ -1,27 +1,30 @@
 #!/usr/bin/env node
-// The project's test command: the whole suite on SQLite, then again on
-// PostgreSQL when TEST_POSTGRES_URL is set, and a closing line that counts
-// both, `N passed, N failed`. CI reads that line. When the run fails, one more
+// The project's test command: the whole suite on SQLite and, when
+// TEST_POSTGRES_URL is set, again on PostgreSQL beside it, and a closing line
+// that counts both, `N passed, N failed`. CI reads that line. When the run fails, one more
 // line after it says why: `failed: <reason>; <reason>`.
 // The PostgreSQL run leaves out the files of ENGINE_INDEPENDENT: they ran once,
 // in the SQLite run, and would only repeat it.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Test files whose assertions cannot depend on the database engine: they never
- * open the service's database, or what they check (documentation, the SDK's
- * types, the CLI's usage, the address policy, HTTP parsing) happens before or
- * without it. They run once, in the SQLite run. CONTRIBUTING.md states the rule.
+ * Test files whose assertions cannot depend on the database engine. Either
+ * they never open the service's database, or what they check is the client
+ * side of it: the SDK and the CLI (clients of the API), the documentation and
+ * examples, what a browser does with the pages (`*-browser`); the server
+ * behaviour those drive is tested on both engines by the files beside them.
+ * They run once, in the SQLite run. CONTRIBUTING.md states the rule.
  */
-export const ENGINE_INDEPENDENT = [
+const ENGINE_INDEPENDENT = [
   'test/unit/**',
-  'test/cli/usage.test.ts',
-  'test/sdk/types.test.ts',
-  'test/sdk/signature.test.ts',
-  'test/sdk/portability.test.ts',
+  'test/cli/**',
+  'test/sdk/**',
+  'test/examples/**',
+  'test/e2e/**/*-browser.test.ts',
+  'test/e2e/**/browser.test.ts',
   'test/property/ssrf.test.ts',
   'test/e2e/http/api-reference.test.ts',
   'test/e2e/http/routing.test.ts',
@@ -41,30 +44,18 @@ let passed = 0;
 let failed = 0;
 const reasons = [];
 try {
-  for (const engine of engines) {
+  // The engines' runs go side by side: the tests mostly wait (on HTTP, the
+  // database, a browser), and one run alone keeps about one core of two busy.
+  // Alone, a run's output streams; side by side, each run's output is printed
+  // whole when it ends, SQLite's first.
+  const sideBySide = engines.length > 1;
+  if (sideBySide) console.log('\nRunning the SQLite and PostgreSQL suites side by side; each one prints when it ends.');
+  const runs = engines.map((engine) => runEngine(engine, sideBySide));
+  for (const [index, engine] of engines.entries()) {
+    const run = await runs[index];
     console.log(`\n=== pausepoint tests on ${engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'} ===\n`);
-    const report = join(reports, `${engine}.json`);
-    // Tests of one engine's own behaviour live in postgres-only/ and sqlite-only/ folders.
-    const exclude =
-      engine === 'sqlite'
-        ? ['--exclude', '**/postgres-only/**']
-        : ['--exclude', '**/sqlite-only/**', ...ENGINE_INDEPENDENT.flatMap((glob) => ['--exclude', glob])];
-    const run = spawnSync(
-      'npx',
-      [
-        'vitest',
-        'run',
-        '--reporter=default',
-        '--reporter=json',
-        `--outputFile.json=${report}`,
-        ...exclude,
-        // A selection of engine-independent files alone leaves nothing for PostgreSQL.
-        ...(engine === 'sqlite' ? [] : ['--passWithNoTests']),
-        ...extraArgs,
-      ],
-      { stdio: 'inherit', env: { ...process.env, TEST_DB: engine } },
-    );
-    const results = readReport(report);
+    if (run.output !== undefined) process.stdout.write(readFileSync(run.output));
+    const results = readReport(join(reports, `${engine}.json`));
     if (!results) {
       console.log(`${engine}: no test report (the run did not finish)`);
       reasons.push(`${engine}: no test report (${howItEnded(run)}; see above)`);
@@ -81,6 +72,43 @@ try {
 console.log(`\n${passed} passed, ${failed} failed`);
 if (reasons.length > 0) console.log(`failed: ${reasons.join('; ')}`);
 process.exit(reasons.length === 0 ? 0 : 1);
+
+/**
+ * One engine's vitest run, with its JSON report in the reports folder; its
+ * output streams, or with `captured` goes to a file of that folder.
+ */
+function runEngine(engine, captured) {
+  // Tests of one engine's own behaviour live in postgres-only/ and sqlite-only/ folders.
+  const exclude =
+    engine === 'sqlite'
+      ? ['--exclude', '**/postgres-only/**']
+      : ['--exclude', '**/sqlite-only/**', ...ENGINE_INDEPENDENT.flatMap((glob) => ['--exclude', glob])];
+  const args = [
+    'vitest',
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${join(reports, `${engine}.json`)}`,
+    ...exclude,
+    // A selection of engine-independent files alone leaves nothing for PostgreSQL.
+    ...(engine === 'sqlite' ? [] : ['--passWithNoTests']),
+    ...extraArgs,
+  ];
+  const output = captured ? join(reports, `${engine}.log`) : undefined;
+  const fd = output === undefined ? undefined : openSync(output, 'w');
+  const child = spawn('npx', args, {
+    stdio: fd === undefined ? 'inherit' : ['ignore', fd, fd],
+    env: { ...process.env, TEST_DB: engine, ...(captured ? { FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } : {}) },
+  });
+  return new Promise((resolve) => {
+    const done = (ended) => {
+      if (fd !== undefined) closeSync(fd);
+      resolve({ ...ended, output });
+    };
+    child.on('error', (error) => done({ error }));
+    child.on('close', (status, signal) => done({ status, signal }));
+  });
+}
 
 function readReport(file) {
   try {
