@@ -1,3 +1,4 @@
+import type { PauseForEvent } from '../domain/events.js';
 import type { Escalation, Pause, PauseNotify } from '../domain/pause.js';
 import type { PausesTable } from './schema.js';
 
@@ -40,6 +41,23 @@ export function decodePause(row: PausesTable): Pause {
     escalatedAt: row.escalated_at,
   };
 }
+
+/** The columns an event is written from, decoded: the answer's hot path returns only these. */
+export const decodeEventSource = (
+  row: Pick<
+    PausesTable,
+    'id' | 'developer_id' | 'mode' | 'metadata' | 'response_choice' | 'response_text' | 'response_at' | 'expires_at'
+  >,
+): PauseForEvent & Pick<Pause, 'mode'> => ({
+  id: row.id,
+  developerId: row.developer_id,
+  mode: row.mode,
+  metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+  responseChoice: row.response_choice,
+  responseText: row.response_text,
+  responseAt: row.response_at,
+  expiresAt: row.expires_at,
+});
 
 /** A pause as its row is written. A pause without reviewers (quorum null) stores null veto, as it always has. */
 export function encodePause(pause: Pause): PausesTable {

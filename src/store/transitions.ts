@@ -13,7 +13,7 @@ import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
 import { type AnswerProblem, answerProblem, type Pause } from '../domain/pause.js';
 import { decides } from '../domain/votes.js';
-import { decodePause } from './decode.js';
+import { decodeEventSource, decodePause } from './decode.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
 import { getPause } from './pauses.js';
@@ -145,16 +145,7 @@ export async function respondToPause(store: Store, input: Answer): Promise<Trans
   return store.write(async (trx) => {
     const [row] = await markRespondedIn[store.dialect](store, input, trx);
     if (!row) return null;
-    const pause: EventSource = {
-      id: row.id,
-      developerId: row.developer_id,
-      mode: row.mode,
-      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-      responseChoice: row.response_choice,
-      responseText: row.response_text,
-      responseAt: row.response_at,
-      expiresAt: row.expires_at,
-    };
+    const pause = decodeEventSource(row);
     await recordEvents(store, 'pause.responded', [pause], input.now, trx, undefined, Boolean(row.has_webhooks));
     return { pause };
   });

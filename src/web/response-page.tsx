@@ -161,12 +161,37 @@ function AnswerForm({ state, noun = 'answer', extras = {} }: { state: PageState;
   );
 }
 
-const DefaultApplied = ({ choice }: { choice: string | null | undefined }) =>
-  choice ? (
-    <p>
-      The default answer <strong>{choice}</strong> was applied.
-    </p>
-  ) : null;
+/**
+ * How a question nobody answered ended, on either page: it expired (with its
+ * default answer, if one was applied) or its requester withdrew it.
+ */
+function Unanswered({ question, missed, needed }: { question: Question; missed: string; needed: string }) {
+  if (question.status === 'timed_out') {
+    const choice = question.response?.choice;
+    return (
+      <>
+        <p class="state timed_out">Expired</p>
+        <p>
+          {missed} before <Time at={question.expires_at} relative={false} />.
+        </p>
+        {choice && (
+          <p>
+            The default answer <strong>{choice}</strong> was applied.
+          </p>
+        )}
+      </>
+    );
+  }
+  if (question.status === 'cancelled') {
+    return (
+      <>
+        <p class="state cancelled">Cancelled</p>
+        <p>The requester withdrew this question; no {needed} is needed.</p>
+      </>
+    );
+  }
+  return null;
+}
 
 function Outcome({ state }: { state: PageState }) {
   const { question } = state;
@@ -195,21 +220,7 @@ function Outcome({ state }: { state: PageState }) {
           {response?.text && <p class="answer-text">{response.text}</p>}
         </>
       )}
-      {question.status === 'timed_out' && (
-        <>
-          <p class="state timed_out">Expired</p>
-          <p>
-            No answer was given before <Time at={question.expires_at} relative={false} />.
-          </p>
-          <DefaultApplied choice={response?.choice} />
-        </>
-      )}
-      {question.status === 'cancelled' && (
-        <>
-          <p class="state cancelled">Cancelled</p>
-          <p>The requester withdrew this question; no answer is needed.</p>
-        </>
-      )}
+      <Unanswered question={question} missed="No answer was given" needed="answer" />
       <p class="hint">This page no longer takes answers.</p>
     </>
   );
@@ -319,21 +330,7 @@ function ReviewerView({ state, quorum }: { state: PageState; quorum: Quorum }) {
           </p>
         </>
       )}
-      {question.status === 'timed_out' && (
-        <>
-          <p class="state timed_out">Expired</p>
-          <p>
-            No decision was reached before <Time at={question.expires_at} relative={false} />.
-          </p>
-          <DefaultApplied choice={response?.choice} />
-        </>
-      )}
-      {question.status === 'cancelled' && (
-        <>
-          <p class="state cancelled">Cancelled</p>
-          <p>The requester withdrew this question; no vote is needed.</p>
-        </>
-      )}
+      <Unanswered question={question} missed="No decision was reached" needed="vote" />
       <OwnVote vote={vote} />
       <QuorumNote quorum={quorum} open={false} />
       <p class="hint">This page no longer takes votes.</p>
