@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.{ts,tsx}'],
     // The crash tests take minutes and run apart, by npm run test:chaos.
     exclude: [...configDefaults.exclude, 'test/chaos/**'],
     pool: 'forks',

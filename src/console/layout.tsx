@@ -1,4 +1,4 @@
-import type { Child } from 'hono/jsx';
+import type { Child } from '@pausepoint/jsx';
 import { documentOf } from '../html.js';
 import { Frame, Time, WhoAndSignOut } from '../web/layout.js';
 import type { SignedIn } from './session.js';

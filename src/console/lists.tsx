@@ -1,4 +1,4 @@
-import type { Child } from 'hono/jsx';
+import type { Child } from '@pausepoint/jsx';
 import type { Mode } from '../domain/keys.js';
 import { ApiError } from '../errors.js';
 

@@ -1,4 +1,4 @@
-import type { Child } from 'hono/jsx';
+import type { Child } from '@pausepoint/jsx';
 import { LOCAL_TIMES_JS } from '../domain/time-format.js';
 import { documentOf } from '../html.js';
 import type { InboxSession } from '../store/inbox.js';

@@ -5,7 +5,7 @@
 // option links to the response page with that option preselected; the page
 // still asks to confirm, because a GET never answers.
 
-import type { Child } from 'hono/jsx';
+import type { Child } from '@pausepoint/jsx';
 import { formatUtc } from '../domain/time-format.js';
 import { documentOf } from '../html.js';
 

@@ -1,4 +1,4 @@
-import type { Child } from 'hono/jsx';
+import type { Child } from '@pausepoint/jsx';
 import { formatUtc } from '../domain/time-format.js';
 
 // The frame the signed-in apps share (the console, the inbox): the document,

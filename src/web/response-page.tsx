@@ -1,8 +1,8 @@
-import type { Child } from 'hono/jsx';
+import type { Child } from '@pausepoint/jsx';
 import type { Question } from '../actions/answer-pause.js';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import { formatTimeLeft } from '../domain/time-format.js';
-import { documentOf, renderedOnce } from '../html.js';
+import { documentOf } from '../html.js';
 import { Time } from './layout.js';
 
 // The response page, rendered on the server: the question is readable and
@@ -11,33 +11,22 @@ import { Time } from './layout.js';
 // question is decided, in counts only, and their own vote: never another
 // reviewer's name, vote or comment.
 
-// The frame's fixed parts are rendered once, at start: GET /r/… is a hot
-// path, and JSX costs about a microsecond an element.
-const HEAD_START = renderedOnce(
-  <>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta name="robots" content="noindex, nofollow" />
-  </>,
-);
-const HEAD_END = renderedOnce(<link rel="stylesheet" href="/assets/page.css" />);
-const FOOTER = renderedOnce(<footer>Sent with pausepoint</footer>);
-const SCRIPT = renderedOnce(<script src="/assets/page.js" defer></script>);
-
 function ResponseDocument({ title, children }: { title: string; children?: Child }) {
   return (
     <html lang="en">
       <head>
-        {HEAD_START}
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex, nofollow" />
         <title>{title}</title>
-        {HEAD_END}
+        <link rel="stylesheet" href="/assets/page.css" />
       </head>
       <body>
         <main>
           {children}
-          {FOOTER}
+          <footer>Sent with pausepoint</footer>
         </main>
-        {SCRIPT}
+        <script src="/assets/page.js" defer></script>
       </body>
     </html>
   );
