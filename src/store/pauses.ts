@@ -90,14 +90,21 @@ export const withoutReviewers = (): PauseReviewerFields => ({
   escalatedAt: null,
 });
 
+/** The fields of a pause without a form, required reasons or styled options, and not yet answered. */
+export const withoutTypedAnswers = (): Pick<
+  Pause,
+  'form' | 'requireText' | 'optionsStyle' | 'responseValues' | 'responseEdited'
+> => ({ form: null, requireText: [], optionsStyle: {}, responseValues: null, responseEdited: false });
+
 /** A new pause. */
 export async function insertPause(store: Store, pause: Pause, trx?: Kysely<Database>): Promise<void> {
   const row = encodePause(pause);
-  if (row.quorum === null) await insertPlainPause(store, row, trx);
+  const plain = row.quorum === null && row.form_schema === null && row.require_text === null;
+  if (plain && row.options_style === null) await insertPlainPause(store, row, trx);
   else await (trx ?? store.db).insertInto('pauses').values(row).execute();
 }
 
-/** A new pause without reviewers: the hottest write of all, so prepared once, with only the columns it sets. */
+/** A new pause without reviewers or typed answers: the hottest write of all, so prepared once, with only the columns it sets. */
 const insertPlainPause = prepared((db, row: PausesTable) =>
   db.insertInto('pauses').values({
     id: row.id,

@@ -9,6 +9,9 @@ const question: Question = {
   body: null,
   options: ['approve', 'reject'],
   allow_text: false,
+  form: null,
+  require_text: [],
+  options_style: {},
   expires_at: '2030-01-15T15:30:00.000Z',
   status: 'pending',
   response: null,
@@ -41,7 +44,7 @@ describe('renderQuestionPage', () => {
 // outcome's comment is not shown).
 describe('renderQuestionPage for a reviewer', () => {
   const quorum = { needed: 2, reviewers: 3, votes_so_far: 1, veto: [] as string[] };
-  const voted = { choice: 'approve', text: 'Looks good <b>to me</b>', voted_at: '2030-01-15T15:05:00.000Z' };
+  const voted = { choice: 'approve', text: 'Looks good <b>to me</b>', values: null, voted_at: '2030-01-15T15:05:00.000Z' };
   const now = new Date('2030-01-15T15:10:00.000Z');
   const reviewerPage = (over: Partial<Question>, extra: { justAnswered?: boolean; error?: string } = {}) =>
     renderQuestionPage({
@@ -130,7 +133,7 @@ describe('renderQuestionPage for a reviewer', () => {
   });
 
   it('once decided: the outcome and their own vote, never the deciding comment', () => {
-    const response = { choice: 'reject', text: 'SOMEONE-ELSES-COMMENT', response_at: '2030-01-15T15:08:00.000Z' };
+    const response = { choice: 'reject', text: 'SOMEONE-ELSES-COMMENT', values: null, edited: false, response_at: '2030-01-15T15:08:00.000Z' };
     const decided = {
       status: 'responded' as const,
       response,
@@ -169,7 +172,7 @@ describe('renderQuestionPage for a reviewer', () => {
 
     const withDefault = reviewerPage({
       status: 'timed_out',
-      response: { choice: 'reject', text: null, response_at: question.expires_at },
+      response: { choice: 'reject', text: null, values: null, edited: false, response_at: question.expires_at },
     });
     expect(withDefault).toContain('The default answer <strong>reject</strong> was applied.');
     expect(withDefault).toContain('You did not vote.');
