@@ -62,7 +62,7 @@ function eventValues(pause: PausesTable, now: string): unknown[] {
       responseText: pause.response_text,
       responseAt: pause.response_at,
       responseValues: null,
-      responseEdited: false,
+      responseEdited: null,
       expiresAt: pause.expires_at,
     },
     now,

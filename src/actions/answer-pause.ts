@@ -220,7 +220,14 @@ export async function submitAnswer(
       : await respondToPause(store, { pauseId, choice, text, values: sent, edited, now });
   if (responded) {
     const { responseValues, responseEdited } = responded.pause;
-    return { status: 'responded', choice, text, values: responseValues, edited: responseEdited, response_at: now };
+    return {
+      status: 'responded',
+      choice,
+      text,
+      values: responseValues,
+      edited: responseEdited === true,
+      response_at: now,
+    };
   }
   // Why nothing changed, in the order the checks always had.
   const current = await getPause(store, pauseId);

@@ -5,9 +5,7 @@ import { canonicalJson } from '../domain/canonical-json.js';
 import { isoTime } from '../domain/clock.js';
 import { sha256Hex } from '../domain/crypto.js';
 import { MAX_EMAIL_LENGTH } from '../domain/email.js';
-import { MAX_URL_LENGTH } from '../domain/hosts.js';
 import {
-  type Form,
   formDefinitionProblems,
   formOf,
   MAX_FORM_PROPERTIES,
@@ -17,6 +15,7 @@ import {
   OPTION_STYLES,
   type OptionStyle,
 } from '../domain/form.js';
+import { MAX_URL_LENGTH } from '../domain/hosts.js';
 import { newId } from '../domain/ids.js';
 import {
   DEFAULT_EXPIRY_SECONDS,
@@ -429,7 +428,8 @@ function typedAnswerProblems(request: Unchecked<NewPause>, options: string[]): F
   }
   if (typeof style === 'object' && style !== null) {
     for (const option of Object.keys(style)) {
-      if (!options.includes(option)) problems.push({ field: `options_style.${option}`, problem: 'must name one of the options' });
+      if (!options.includes(option))
+        problems.push({ field: `options_style.${option}`, problem: 'must name one of the options' });
     }
   }
   return problems;
@@ -463,7 +463,7 @@ function buildRow(owner: Owner, request: NewPause, now: Date): Pause {
     requireText: request.require_text ?? [],
     optionsStyle: request.options_style ?? {},
     responseValues: null,
-    responseEdited: false,
+    responseEdited: null,
   };
 }
 

@@ -106,7 +106,12 @@ export async function pauseTimeline(
       at: reviewer.voted_at,
       type: 'voted',
       actor: { type: 'reviewer', email: reviewer.email },
-      detail: { reviewer_id: reviewer.id, choice: reviewer.vote_choice, text: reviewer.vote_text, values: vote?.values ?? null },
+      detail: {
+        reviewer_id: reviewer.id,
+        choice: reviewer.vote_choice,
+        text: reviewer.vote_text,
+        values: vote?.values ?? null,
+      },
     });
   }
   if (outcome) {
@@ -121,7 +126,7 @@ export async function pauseTimeline(
             choice: pause.responseChoice,
             text: pause.responseText,
             values: pause.responseValues,
-            edited: pause.responseEdited,
+            edited: pause.responseEdited === true,
             ...(decider ? { reviewer_id: decider.id } : {}),
           },
         });

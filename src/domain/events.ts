@@ -73,9 +73,8 @@ export function eventPayload(
         response_at: pause.responseAt,
         metadata,
         ...decision,
-        // Typed answers (additive): the values recorded and whether they differ from the proposed ones.
-        values: pause.responseValues,
-        edited: pause.responseEdited,
+        // Typed answers (additive, on a pause with a form): the values recorded and whether they differ from the proposed ones.
+        ...(pause.responseEdited === null ? {} : { values: pause.responseValues, edited: pause.responseEdited }),
       });
     case 'pause.timed_out':
       return envelope(type, pause, timestamp, {

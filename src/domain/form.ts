@@ -125,7 +125,7 @@ function refusedParts(schema: unknown, at: string, problems: FieldProblem[]): vo
     } else if (SCHEMA_KEYWORDS.has(keyword)) {
       refusedParts(value, field, problems);
     } else if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value)) {
-      value.forEach((item, index) => refusedParts(item, `${field}.${index}`, problems));
+      for (const [index, item] of value.entries()) refusedParts(item, `${field}.${index}`, problems);
     } else if (SCHEMA_MAP_KEYWORDS.has(keyword) && isObject(value)) {
       for (const [name, item] of Object.entries(value)) {
         if (keyword === 'patternProperties') {
@@ -148,7 +148,9 @@ function cheapUniqueness(schema: JsonObject): boolean {
 }
 
 /** A schema compiled, or why it cannot be a form's. */
-type Compiled = { validate: ValidateFunction; problems?: undefined } | { validate?: undefined; problems: FieldProblem[] };
+type Compiled =
+  | { validate: ValidateFunction; problems?: undefined }
+  | { validate?: undefined; problems: FieldProblem[] };
 
 const cache = new Map<string, Compiled & { schema: JsonObject }>();
 let compilations = 0;
@@ -174,7 +176,8 @@ function tryCompile(schema: JsonObject): ValidateFunction | Error {
 function compileForm(schema: JsonObject): Compiled {
   const at = 'form.schema';
   const problems: FieldProblem[] = [];
-  if (schema.type !== 'object') problems.push({ field: `${at}.type`, problem: 'must be "object": a form is a set of fields' });
+  if (schema.type !== 'object')
+    problems.push({ field: `${at}.type`, problem: 'must be "object": a form is a set of fields' });
   const properties = schema.properties;
   if (!isObject(properties) || Object.keys(properties).length === 0) {
     problems.push({ field: `${at}.properties`, problem: 'must be an object naming at least one field' });

@@ -47,8 +47,11 @@ export interface Pause {
   responseAt: string | null;
   /** The answer's values: those submitted, or the proposed ones; null unless the choice submits the form. */
   responseValues: JsonObject | null;
-  /** Whether responseValues differ from the proposed values. */
-  responseEdited: boolean;
+  /**
+   * Whether responseValues differ from the proposed values, once answered;
+   * null on a pause without a form (its events then carry neither field, as before forms).
+   */
+  responseEdited: boolean | null;
   createdAt: string;
   updatedAt: string;
   /** Votes an option needs to decide; null on a pause without reviewers. */
@@ -118,7 +121,7 @@ export function currentOutcome(pause: StoredOutcome): PauseView {
         choice: pause.responseChoice,
         text: pause.responseText,
         values: pause.responseValues,
-        edited: pause.responseEdited,
+        edited: pause.responseEdited === true,
         response_at: pause.responseAt ?? pause.expiresAt,
       },
     };
@@ -171,16 +174,15 @@ export function answerProblems(pause: Question, answer: Answer): FieldProblem[] 
   else if (text === null && pause.requireText.includes(choice))
     problems.push({ field: 'text', problem: `is required: a reason must be given for ${JSON.stringify(choice)}` });
   const { form } = pause;
-  const submits = form !== null && form.on.includes(choice);
   if (values !== undefined) {
     if (form === null) problems.push({ field: 'values', problem: 'is not accepted: this pause has no form' });
-    else if (!submits)
+    else if (!form.on.includes(choice))
       problems.push({
         field: 'values',
         problem: `is not accepted with ${JSON.stringify(choice)}: only ${quoted(form.on)} submit the form`,
       });
     else problems.push(...formProblems(form, values, 'values'));
-  } else if (submits && form.values === null) {
+  } else if (form?.on.includes(choice) && form.values === null) {
     problems.push({ field: 'values', problem: 'is required: this form proposes no values to keep' });
   }
   return problems;

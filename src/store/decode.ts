@@ -32,7 +32,7 @@ export function decodePause(row: PausesTable): Pause {
     responseText: row.response_text,
     responseAt: row.response_at,
     responseValues: parseJson<JsonObject>(row.response_values),
-    responseEdited: row.response_edited === 1,
+    responseEdited: row.response_edited === null ? null : row.response_edited === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     quorum: row.quorum,
@@ -58,7 +58,8 @@ const decodeForm = (row: Pick<PausesTable, 'form_schema' | 'form_values' | 'form
       };
 
 /** A stored JSON column from a value; null, or empty when `empty` says so, stays null. */
-const toJson = (value: unknown, empty = false): string | null => (value === null || empty ? null : JSON.stringify(value));
+const toJson = (value: unknown, empty = false): string | null =>
+  value === null || empty ? null : JSON.stringify(value);
 
 /** The columns an event is written from, decoded: the answer's hot path returns only these. */
 export const decodeEventSource = (
@@ -84,7 +85,7 @@ export const decodeEventSource = (
   responseText: row.response_text,
   responseAt: row.response_at,
   responseValues: parseJson<JsonObject>(row.response_values),
-  responseEdited: row.response_edited === 1,
+  responseEdited: row.response_edited === null ? null : row.response_edited === 1,
   expiresAt: row.expires_at,
 });
 
@@ -112,7 +113,7 @@ export function encodePause(pause: Pause): PausesTable {
     require_text: toJson(pause.requireText, pause.requireText.length === 0),
     options_style: toJson(pause.optionsStyle, Object.keys(pause.optionsStyle).length === 0),
     response_values: toJson(pause.responseValues),
-    response_edited: pause.responseEdited ? 1 : null,
+    response_edited: pause.responseEdited === null ? null : pause.responseEdited ? 1 : 0,
     created_at: pause.createdAt,
     updated_at: pause.updatedAt,
     quorum: pause.quorum,

@@ -94,7 +94,7 @@ export const withoutReviewers = (): PauseReviewerFields => ({
 export const withoutTypedAnswers = (): Pick<
   Pause,
   'form' | 'requireText' | 'optionsStyle' | 'responseValues' | 'responseEdited'
-> => ({ form: null, requireText: [], optionsStyle: {}, responseValues: null, responseEdited: false });
+> => ({ form: null, requireText: [], optionsStyle: {}, responseValues: null, responseEdited: null });
 
 /** A new pause. */
 export async function insertPause(store: Store, pause: Pause, trx?: Kysely<Database>): Promise<void> {

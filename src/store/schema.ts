@@ -101,7 +101,7 @@ export interface PausesTable {
   options_style: string | null;
   /** The answer's values (JSON object); null unless the choice submits a form. */
   response_values: string | null;
-  /** 1 when response_values differ from the proposed values; null or 0 otherwise. */
+  /** Once answered, on a pause with a form: 1 when response_values differ from the proposed values, else 0; null without a form. */
   response_edited: number | null;
   /** Votes an option needs to decide; null on a pause without reviewers. */
   quorum: number | null;

@@ -126,8 +126,12 @@ const markResponded = (dialect: Dialect) =>
           response_at: input.now,
           updated_at: input.now,
           // A choice that submits the form records the values sent, or else the proposed ones.
-          response_values: sql<string | null>`case when ${submitsForm} then coalesce(cast(${input.values} as text), ${sql.ref('form_values')}) else null end`,
-          response_edited: input.edited,
+          response_values: sql<
+            string | null
+          >`case when ${submitsForm} then coalesce(cast(${input.values} as text), ${sql.ref('form_values')}) else null end`,
+          response_edited: sql<
+            number | null
+          >`case when ${sql.ref('form_on')} is null then null else cast(${input.edited} as integer) end`,
         })
         .where('id', '=', input.pauseId)
         .where('status', '=', PENDING)
@@ -309,7 +313,7 @@ export async function castVote(
       choice: input.choice,
       text: input.text,
       values: values === null ? null : JSON.stringify(values),
-      edited: edited ? 1 : null,
+      edited: pause.form === null ? null : edited ? 1 : 0,
       now,
     };
     const [voted] = await recordVote(store, statement, trx);

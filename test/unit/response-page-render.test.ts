@@ -44,7 +44,12 @@ describe('renderQuestionPage', () => {
 // outcome's comment is not shown).
 describe('renderQuestionPage for a reviewer', () => {
   const quorum = { needed: 2, reviewers: 3, votes_so_far: 1, veto: [] as string[] };
-  const voted = { choice: 'approve', text: 'Looks good <b>to me</b>', values: null, voted_at: '2030-01-15T15:05:00.000Z' };
+  const voted = {
+    choice: 'approve',
+    text: 'Looks good <b>to me</b>',
+    values: null,
+    voted_at: '2030-01-15T15:05:00.000Z',
+  };
   const now = new Date('2030-01-15T15:10:00.000Z');
   const reviewerPage = (over: Partial<Question>, extra: { justAnswered?: boolean; error?: string } = {}) =>
     renderQuestionPage({
@@ -133,7 +138,13 @@ describe('renderQuestionPage for a reviewer', () => {
   });
 
   it('once decided: the outcome and their own vote, never the deciding comment', () => {
-    const response = { choice: 'reject', text: 'SOMEONE-ELSES-COMMENT', values: null, edited: false, response_at: '2030-01-15T15:08:00.000Z' };
+    const response = {
+      choice: 'reject',
+      text: 'SOMEONE-ELSES-COMMENT',
+      values: null,
+      edited: false,
+      response_at: '2030-01-15T15:08:00.000Z',
+    };
     const decided = {
       status: 'responded' as const,
       response,

@@ -22,5 +22,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('reviewers').dropColumn('vote_values').execute();
-  for (const [column] of [...PAUSE_COLUMNS].reverse()) await db.schema.alterTable('pauses').dropColumn(column).execute();
+  for (const [column] of [...PAUSE_COLUMNS].reverse())
+    await db.schema.alterTable('pauses').dropColumn(column).execute();
 }
