@@ -29,7 +29,9 @@ textarea { width: 100%; min-height: 6rem; padding: .6rem .7rem; font: inherit; c
 button, .button { flex: 1 1 10rem; min-height: 3rem; padding: .7rem 1rem; font: inherit; font-weight: 600; cursor: pointer;
   border-radius: 8px; border: 1px solid var(--accent); background: transparent; color: var(--accent); text-align: center;
   text-decoration: none; overflow-wrap: anywhere; }
-button.primary { background: var(--accent); color: var(--accent-fg); }
+button.primary, button.picked { background: var(--accent); color: var(--accent-fg); }
+button.danger { border-color: var(--bad); color: var(--bad); }
+button.danger.picked { background: var(--bad); color: var(--accent-fg); }
 button:hover { filter: brightness(1.08); }
 button:focus-visible, a:focus-visible, textarea:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 button:disabled { opacity: .55; cursor: not-allowed; }

@@ -113,7 +113,12 @@ function AnswerForm({ state, noun = 'answer', extras = {} }: { state: PageState;
   const { question } = state;
   const id = `text${extras.idSuffix ?? ''}`;
   const preselected = state.preselected && question.options.includes(state.preselected) ? state.preselected : undefined;
-  const primary = preselected ?? question.options[0];
+  // Options look alike unless the developer styled one (options_style): no
+  // option is shown as the one to press. The option the reader picked in
+  // their email is marked, for them to confirm.
+  const classOf = (option: string) =>
+    [question.options_style[option], option === preselected ? 'picked' : undefined].filter(Boolean).join(' ') ||
+    undefined;
   return (
     <>
       <TimeLeft question={question} now={state.now} />
@@ -140,7 +145,7 @@ function AnswerForm({ state, noun = 'answer', extras = {} }: { state: PageState;
         <fieldset class="options">
           <legend>Your {noun}</legend>
           {question.options.map((option) => (
-            <button type="submit" name="choice" value={option} class={option === primary ? 'primary' : undefined}>
+            <button type="submit" name="choice" value={option} class={classOf(option)}>
               {option}
             </button>
           ))}

@@ -19,6 +19,20 @@ const question: Question = {
 const render = (now: string) => renderQuestionPage({ question, action: '/r/token', now: new Date(now) });
 
 describe('renderQuestionPage', () => {
+  it('styles no option as the one to press unless the developer marked one', () => {
+    const plain = render('2030-01-15T15:00:00.000Z');
+    expect(plain).toContain('<button type="submit" name="choice" value="approve">');
+    expect(plain).toContain('<button type="submit" name="choice" value="reject">');
+    expect(plain).not.toMatch(/class="(primary|danger)/);
+    const styled = renderQuestionPage({
+      question: { ...question, options_style: { reject: 'danger', approve: 'primary' } },
+      action: '/r/token',
+      now: new Date('2030-01-15T15:00:00.000Z'),
+    });
+    expect(styled).toContain('value="approve" class="primary"');
+    expect(styled).toContain('value="reject" class="danger"');
+  });
+
   it('shows an open question with the deadline in UTC, marked up for the script to localise', () => {
     const html = render('2030-01-15T15:00:00.000Z');
     expect(html).toContain('A decision is needed');
@@ -69,7 +83,7 @@ describe('renderQuestionPage for a reviewer', () => {
     expect(html).toContain('<legend>Your vote</legend>');
     expect(html).toContain('Sent along with your vote.');
     expect(html).toContain('Time left: 20 min 0 s');
-    expect(html).toContain('<button type="submit" name="choice" value="approve" class="primary">approve</button>');
+    expect(html).toContain('<button type="submit" name="choice" value="approve">approve</button>');
     expect(html).not.toContain('You voted');
   });
 
@@ -109,7 +123,7 @@ describe('renderQuestionPage for a reviewer', () => {
       ...extra,
     });
     expect(open).toContain('You picked <strong>reject</strong>. Confirm it below, or choose another vote.');
-    expect(open).toContain('value="reject" class="primary"');
+    expect(open).toContain('value="reject" class="picked"');
     const done = renderQuestionPage({
       question: { ...question, quorum, your_vote: voted },
       action: '/r/t',
