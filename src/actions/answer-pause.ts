@@ -45,7 +45,7 @@ export const AnswerInput = Type.Object(
     text: Type.Optional(Type.Union([Text, Type.Null()])),
     values: Type.Optional(Type.Union([Values, Type.Null()])),
   },
-  { additionalProperties: false, examples: [{ choice: 'approve' }, { choice: 'approve', values: { amount: 1200 } }] },
+  { additionalProperties: false, examples: [{ choice: 'approve' }] },
 );
 
 /** An answer, as any surface hands it to submitAnswer: `values` left out (or null) keeps the proposed ones. */
