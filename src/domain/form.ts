@@ -12,8 +12,9 @@ import { formatBytes } from './units.js';
 // values as submitted (each bad field in plain words, keyed by its path).
 //
 // Schemas are compiled by Ajv (draft 2020-12, strict) once per distinct
-// schema: compiled validators are kept by the schema's canonical JSON, the
-// most recently used FORM_CACHE_SIZE of them. What a schema may not use, so
+// schema: compiled validators are kept by the schema's canonical JSON (and
+// its JSON as sent, so a schema sent again is found without sorting it), the
+// most recently used FORM_CACHE_SIZE of them at least. What a schema may not use, so
 // that a developer's schema can neither reach out nor make validation slow:
 // - `$async`, `$id`, `$anchor`, `$dynamicRef`, `$dynamicAnchor`: a form's
 //   schema stands alone and validates at once;
@@ -44,7 +45,7 @@ export const MAX_FORM_PROPERTIES = 30;
 export const MAX_FORM_SCHEMA_BYTES = 16 * 1024;
 /** The most bytes a form's values (proposed or answered) may take as JSON. */
 export const MAX_FORM_VALUES_BYTES = 64 * 1024;
-/** How many compiled schemas are kept. */
+/** How many compiled schemas are kept, at least: each under at most two keys (its text as sent, its canonical text). */
 export const FORM_CACHE_SIZE = 256;
 /** The longest array of objects or arrays `uniqueItems` may check. */
 export const MAX_UNIQUE_ITEMS = 256;
@@ -155,8 +156,8 @@ type Compiled =
 const cache = new Map<string, Compiled & { schema: JsonObject }>();
 let compilations = 0;
 
-/** How many schemas have been compiled since the process started, and how many are kept: for tests. */
-export const formCacheStats = () => ({ compilations, size: cache.size });
+/** How many schemas have been compiled since the process started, and how many keys are kept: for tests. */
+export const formCacheStats = () => ({ compilations, keys: cache.size });
 
 const compileMessage = (error: unknown) =>
   `does not compile as JSON Schema (draft 2020-12, strict): ${error instanceof Error ? error.message : String(error)}`;
@@ -196,22 +197,41 @@ function compileForm(schema: JsonObject): Compiled {
   return { problems: named.length > 0 ? named : [{ field: at, problem: compileMessage(validate) }] };
 }
 
-/** The schema's validator or problems, compiled at most once while it stays among the most recently used. */
-function compiledForm(schema: JsonObject): Compiled {
-  const key = canonicalJson(schema);
+type Entry = Compiled & { schema: JsonObject };
+
+/** The entry kept under this key, now the most recently used; undefined when there is none. */
+function recall(key: string): Entry | undefined {
   const hit = cache.get(key);
   if (hit) {
     cache.delete(key);
     cache.set(key, hit);
-    return hit;
   }
-  const copy = JSON.parse(key) as JsonObject; // its own object: nothing else holds or changes it
-  const entry = { ...compileForm(copy), schema: copy };
+  return hit;
+}
+
+function remember(key: string, entry: Entry): void {
   cache.set(key, entry);
-  if (cache.size > FORM_CACHE_SIZE) {
-    const oldest = cache.keys().next().value as string;
-    cache.delete(oldest);
+  if (cache.size > 2 * FORM_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+}
+
+/**
+ * The schema's validator or problems, compiled at most once while it stays
+ * among the most recently used. It is found by its JSON as sent (`text`, which
+ * the caller has for the size check), else by its canonical JSON: the same
+ * schema with its keys in another order is not compiled again, and is then
+ * found by its own text too.
+ */
+function compiledForm(schema: JsonObject, text = JSON.stringify(schema)): Compiled {
+  const sent = recall(text);
+  if (sent) return sent;
+  const key = canonicalJson(schema);
+  let entry = key === text ? undefined : recall(key);
+  if (!entry) {
+    const copy = JSON.parse(key) as JsonObject; // its own object: nothing else holds or changes it
+    entry = { ...compileForm(copy), schema: copy };
+    remember(key, entry);
   }
+  if (key !== text) remember(text, entry);
   return entry;
 }
 
@@ -227,11 +247,14 @@ const below = (at: string, field: string) => (at === '' ? field : field === '' ?
  * formDefinitionProblems accepted it.
  */
 export function formProblems(form: Pick<Form, 'schema'>, values: unknown, at = ''): FieldProblem[] {
+  return valuesProblems(compiledForm(form.schema), values, at);
+}
+
+function valuesProblems({ validate, problems }: Compiled, values: unknown, at: string): FieldProblem[] {
   if (!isObject(values)) return [{ field: at, problem: 'must be an object of the form’s fields' }];
   if (jsonBytes(values) > MAX_FORM_VALUES_BYTES) {
     return [{ field: at, problem: `must be at most ${formatBytes(MAX_FORM_VALUES_BYTES)} as JSON` }];
   }
-  const { validate, problems } = compiledForm(form.schema);
   if (!validate) return problems.map(({ problem }) => ({ field: at, problem: `cannot be checked: ${problem}` }));
   if (validate(values)) return [];
   return describeValidation(validate.errors ?? [], '').map(({ field, problem }) => ({
@@ -254,13 +277,14 @@ export interface NewForm {
  */
 export function formDefinitionProblems(form: unknown, options: readonly string[]): FieldProblem[] {
   if (!isObject(form) || !isObject(form.schema)) return [];
-  if (jsonBytes(form.schema) > MAX_FORM_SCHEMA_BYTES) {
+  const text = JSON.stringify(form.schema);
+  if (Buffer.byteLength(text) > MAX_FORM_SCHEMA_BYTES) {
     return [{ field: 'form.schema', problem: `must be at most ${formatBytes(MAX_FORM_SCHEMA_BYTES)} as JSON` }];
   }
-  const compiled = compiledForm(form.schema);
+  const compiled = compiledForm(form.schema, text);
   const problems: FieldProblem[] = [...(compiled.problems ?? [])];
   if (compiled.validate && form.values !== undefined) {
-    problems.push(...formProblems({ schema: form.schema }, form.values, 'form.values'));
+    problems.push(...valuesProblems(compiled, form.values, 'form.values'));
   }
   if (Array.isArray(form.on)) {
     form.on.forEach((option, index) => {
