@@ -94,7 +94,7 @@ export function riskyPattern(pattern: string): string | null {
   let rest = plain;
   for (let match = group.exec(rest); match; match = group.exec(rest)) {
     const [whole, inside = '', repeated] = match;
-    if (repeated && /[*+|]|\{\d+,\d*\}/.test(inside)) {
+    if (repeated && /[*+?|]|\{\d+,\d*\}/.test(inside)) {
       return 'must not repeat a group that itself repeats or has alternatives (it can take exponential time)';
     }
     // The group stands for one repeated atom when it holds a repetition.
