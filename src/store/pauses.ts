@@ -99,12 +99,11 @@ export const withoutTypedAnswers = (): Pick<
 /** A new pause. */
 export async function insertPause(store: Store, pause: Pause, trx?: Kysely<Database>): Promise<void> {
   const row = encodePause(pause);
-  const plain = row.quorum === null && row.form_schema === null && row.require_text === null;
-  if (plain && row.options_style === null) await insertPlainPause(store, row, trx);
+  if (row.quorum === null) await insertPlainPause(store, row, trx);
   else await (trx ?? store.db).insertInto('pauses').values(row).execute();
 }
 
-/** A new pause without reviewers or typed answers: the hottest write of all, so prepared once, with only the columns it sets. */
+/** A new pause without reviewers: the hottest write of all, so prepared once, with only the columns it sets. */
 const insertPlainPause = prepared((db, row: PausesTable) =>
   db.insertInto('pauses').values({
     id: row.id,
@@ -124,6 +123,11 @@ const insertPlainPause = prepared((db, row: PausesTable) =>
     response_at: row.response_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    form_schema: row.form_schema,
+    form_values: row.form_values,
+    form_on: row.form_on,
+    require_text: row.require_text,
+    options_style: row.options_style,
   }),
 );
 
