@@ -94,7 +94,8 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
   installErrorHandling(app);
   installBodyParsers(app);
   installInputSafety(app);
-  app.addHook('onSend', async (request, reply) => {
+  // A callback, not an async hook: it runs on every request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     // Routes that may be cached (page assets) set their own cache-control.
     for (const [name, value] of Object.entries(commonHeaders(services, request.id))) {
       if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
@@ -102,6 +103,7 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
     // While shutting down, every answer ends its connection: a kept-alive
     // socket (e.g. of a long-poll answered at shutdown) would hold close() open.
     if (services.waiters.isClosed) reply.header('connection', 'close');
+    done(null, payload);
   });
 
   await installApiReference(app);
