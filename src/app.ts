@@ -12,7 +12,7 @@ import { LoginBackoff } from './http/login-backoff.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
 import { inboxApp } from './inbox/index.js';
-import { type Logger, RequestLogger } from './logger.js';
+import { type Logger, OneLinePerRequest, RequestLogger } from './logger.js';
 import { loginRoute } from './routes/auth/login.js';
 import { meRoute } from './routes/auth/me.js';
 import { registerRoute } from './routes/auth/register.js';
@@ -57,6 +57,7 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
     // A route-level log level would need the real child at once.
     childLoggerFactory: (logger, bindings, options) =>
       options.level ? logger.child(bindings, options) : new RequestLogger(logger as Logger, bindings),
+    logController: new OneLinePerRequest(),
     genReqId: newRequestId,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
