@@ -12,7 +12,7 @@ import { LoginBackoff } from './http/login-backoff.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { installValidation } from './http/validation.js';
 import { inboxApp } from './inbox/index.js';
-import { type Logger, RequestLogger } from './logger.js';
+import { type Logger, OneLinePerRequest, RequestLogger } from './logger.js';
 import { loginRoute } from './routes/auth/login.js';
 import { meRoute } from './routes/auth/me.js';
 import { registerRoute } from './routes/auth/register.js';
@@ -57,6 +57,7 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
     // A route-level log level would need the real child at once.
     childLoggerFactory: (logger, bindings, options) =>
       options.level ? logger.child(bindings, options) : new RequestLogger(logger as Logger, bindings),
+    logController: new OneLinePerRequest(),
     genReqId: newRequestId,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -94,7 +95,8 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
   installErrorHandling(app);
   installBodyParsers(app);
   installInputSafety(app);
-  app.addHook('onSend', async (request, reply) => {
+  // A callback, not an async hook: it runs on every request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     // Routes that may be cached (page assets) set their own cache-control.
     for (const [name, value] of Object.entries(commonHeaders(services, request.id))) {
       if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
@@ -102,6 +104,7 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
     // While shutting down, every answer ends its connection: a kept-alive
     // socket (e.g. of a long-poll answered at shutdown) would hold close() open.
     if (services.waiters.isClosed) reply.header('connection', 'close');
+    done(null, payload);
   });
 
   await installApiReference(app);

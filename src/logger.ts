@@ -1,3 +1,4 @@
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { type ChildLoggerOptions, type DestinationStream, type Logger, pino } from 'pino';
 import { redactPaths, requestSerializer } from './log-redaction.js';
 
@@ -66,5 +67,25 @@ export class RequestLogger {
   private log(level: Level, args: LogArgs): void {
     if (!(this.#child ?? this.parent).isLevelEnabled(level)) return;
     this.child()[level](...args);
+  }
+}
+
+/**
+ * Fastify's request log, one line per request: "request completed" (or
+ * "request errored") when the answer is sent, with the request (its URL with
+ * tokens cut out, see log-redaction.ts), the status and the time. Fastify's
+ * own "incoming request" line is logged only at debug, to follow a long-poll
+ * as it arrives: at LOG_LEVEL=info a second line per request cost as much
+ * CPU as the read it logged.
+ */
+export class OneLinePerRequest extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    if (error)
+      reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   }
 }

@@ -177,7 +177,8 @@ export async function startService(options: {
       HOST: '127.0.0.1',
       DATABASE_URL: options.database.url,
       SECRET_KEY,
-      LOG_LEVEL: 'warn',
+      // BENCH_LOG_LEVEL=info measures the default level's request logging too.
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       // The per-key limits stay in the path (their bookkeeping is part of the
       // cost) but far above what a benchmark sends; older builds ignore them.
       AUTH_RATE_LIMIT: '100000/60',

@@ -49,6 +49,8 @@ export interface WaitCap {
  * Over the cap it reads once and answers at once, as a wait that ended early.
  */
 export async function longPollWithinCap<T>(cap: WaitCap, poll: LongPoll<T>): Promise<T> {
+  // Most reads do not wait: they take no slot and read once.
+  if (poll.waitSeconds <= 0) return poll.read();
   const wants = poll.waitSeconds > 0 && cap.holder !== undefined;
   const release = wants ? cap.slots.takeWaitSlot(cap.holder as string, cap.max) : undefined;
   try {

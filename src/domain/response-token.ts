@@ -17,21 +17,63 @@ export interface TokenSubject {
   reviewerId?: string;
 }
 
-const mac = (key: Buffer, bound: string) => hmacSha256(key, bound, 'base64url');
+// A program polling its pause reads the same link again and again, and a
+// person opens a page and then answers through it: the latest macs are kept,
+// by key (each running service has its own), so each is computed once. Only
+// macs this service issued or found genuine are kept, so forged tokens cannot
+// push real ones out.
+const RECENT_MACS = 4096;
+const recentMacs = new WeakMap<Buffer, Map<string, string>>();
 
-export const responseToken = (key: Buffer, pauseId: string): string => `${pauseId}.${mac(key, pauseId)}`;
+function recentOf(key: Buffer): Map<string, string> {
+  let recent = recentMacs.get(key);
+  if (!recent) {
+    recent = new Map();
+    recentMacs.set(key, recent);
+  }
+  return recent;
+}
 
-export const reviewerToken = (key: Buffer, pauseId: string, reviewerId: string): string => {
-  const bound = `${pauseId}.${reviewerId}`;
-  return `${bound}.${mac(key, bound)}`;
-};
+function remember(recent: Map<string, string>, bound: string, mac: string): void {
+  // Oldest first out: a Map iterates in insertion order.
+  if (recent.size >= RECENT_MACS) recent.delete(recent.keys().next().value as string);
+  recent.set(bound, mac);
+}
+
+const computeMac = (key: Buffer, bound: string) => hmacSha256(key, bound, 'base64url');
+
+/** The token for what it binds: `{bound}.{mac}`. */
+function issue(key: Buffer, bound: string): string {
+  const recent = recentOf(key);
+  let mac = recent.get(bound);
+  if (mac === undefined) {
+    mac = computeMac(key, bound);
+    remember(recent, bound, mac);
+  }
+  return `${bound}.${mac}`;
+}
+
+export const responseToken = (key: Buffer, pauseId: string): string => issue(key, pauseId);
+
+export const reviewerToken = (key: Buffer, pauseId: string, reviewerId: string): string =>
+  issue(key, `${pauseId}.${reviewerId}`);
+
+/** Whether `token` is `{bound}.{mac}` with the genuine mac; compared in constant time. */
+function genuine(key: Buffer, bound: string, token: string): boolean {
+  const recent = recentOf(key);
+  const known = recent.get(bound);
+  const mac = known ?? computeMac(key, bound);
+  if (!safeEqual(token, `${bound}.${mac}`)) return false;
+  if (known === undefined) remember(recent, bound, mac);
+  return true;
+}
 
 /** What a token stands for, or null for any token that is not genuine. */
 export function verifyResponseToken(key: Buffer, token: string): TokenSubject | null {
   const parts = token.split('.');
   const [pauseId = '', second = ''] = parts;
   if (!PAUSE_ID.test(pauseId)) return null;
-  if (parts.length === 2) return safeEqual(token, responseToken(key, pauseId)) ? { pauseId } : null;
+  if (parts.length === 2) return genuine(key, pauseId, token) ? { pauseId } : null;
   if (parts.length !== 3 || !REVIEWER_ID.test(second)) return null;
-  return safeEqual(token, reviewerToken(key, pauseId, second)) ? { pauseId, reviewerId: second } : null;
+  return genuine(key, `${pauseId}.${second}`, token) ? { pauseId, reviewerId: second } : null;
 }

@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 export function installMetrics(app: FastifyInstance): void {
   const { metrics } = app.services;
 
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback, not an async hook: it runs on every request.
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = {
       method: request.method,
       route: request.routeOptions.url ?? 'unmatched',
@@ -17,6 +18,7 @@ export function installMetrics(app: FastifyInstance): void {
     };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
 
   app.get(

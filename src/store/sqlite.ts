@@ -9,6 +9,7 @@ import {
   type Driver,
   SqliteDialect,
   type SqliteDatabase as SqliteDialectDatabase,
+  type SqliteStatement,
 } from 'kysely';
 
 // The embedded default: one better-sqlite3 connection in WAL mode, with its
@@ -102,18 +103,46 @@ class RollbackSafeSqliteDialect extends SqliteDialect {
  * connection under a mutex: no two queries use a statement at the same time.
  */
 function withStatementCache(database: SqliteDatabase.Database, close: () => void): SqliteDialectDatabase {
-  const prepared = new Map<string, SqliteDatabase.Statement>();
+  const prepared = new Map<string, SqliteStatement>();
   return {
     close,
     prepare(text) {
       let statement = prepared.get(text);
       if (!statement) {
-        statement = database.prepare(text);
+        statement = rowsAsObjects(database.prepare(text));
         // Oldest first out: a Map iterates in insertion order.
         if (prepared.size >= STATEMENT_CACHE_SIZE) prepared.delete(prepared.keys().next().value as string);
         prepared.set(text, statement);
       }
       return statement;
+    },
+  };
+}
+
+/**
+ * A reading statement whose rows are fetched as arrays and made into objects
+ * here. better-sqlite3 builds each row object through V8's C++ API, one
+ * property at a time, which costs more than SQLite's own lookup: a pause's 27
+ * columns took about 18 µs that way, 12 µs this way. The objects are the same
+ * (a repeated column name keeps its last value, as there).
+ */
+function rowsAsObjects(statement: SqliteDatabase.Statement): SqliteStatement {
+  if (!statement.reader) return statement;
+  const columns = statement.columns().map((column) => column.name);
+  // Setting __proto__ would set the prototype, not a column: such a statement keeps better-sqlite3's objects.
+  if (columns.includes('__proto__')) return statement;
+  const rows = statement.raw(true);
+  const objectOf = (values: unknown[]) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
+    return row;
+  };
+  return {
+    reader: true,
+    all: (parameters) => (rows.all(parameters) as unknown[][]).map(objectOf),
+    run: (parameters) => rows.run(parameters),
+    *iterate(parameters) {
+      for (const values of rows.iterate(parameters) as IterableIterator<unknown[]>) yield objectOf(values);
     },
   };
 }

@@ -89,3 +89,39 @@ it('lets a write that reads first wait for another process to commit, not fail',
   const { rows } = await sql<{ text: string }>`select text from notes order by id`.execute(store.db);
   expect(rows.map((row) => row.text)).toEqual(['other', 'mine']);
 });
+
+it('gives rows as the driver would: every column by name, nulls, numbers, blobs, a repeated name its last value', async () => {
+  folder = mkdtempSync(join(tmpdir(), 'pausepoint-sqlite-'));
+  const path = join(folder, 'db.sqlite');
+  store = openStore({ kind: 'sqlite', path });
+  await sql`create table shapes (id integer primary key, name text, score real, data blob)`.execute(store.db);
+  await sql`insert into shapes (name, score, data) values ('a', 1.5, x'0102'), (null, null, null)`.execute(store.db);
+  const query = sql`select id, name, score, data, name as label, score as name from shapes order by id`;
+
+  const { rows } = await query.execute(store.db);
+  const Driver = createRequire(import.meta.url)('better-sqlite3');
+  const direct = new Driver(path, { readonly: true });
+  try {
+    expect(rows).toEqual(direct.prepare(query.compile(store.db).sql).all());
+  } finally {
+    direct.close();
+  }
+  expect(rows).toEqual([
+    { id: 1, name: 1.5, score: 1.5, data: Buffer.from([1, 2]), label: 'a' },
+    { id: 2, name: null, score: null, data: null, label: null },
+  ]);
+  // A statement read again (from the cache), and streamed, gives the same rows.
+  expect((await query.execute(store.db)).rows).toEqual(rows);
+  const streamed: unknown[] = [];
+  for await (const row of store.db
+    .selectFrom('shapes' as never)
+    .selectAll()
+    .orderBy('id' as never)
+    .stream()) {
+    streamed.push(row);
+  }
+  expect(streamed).toEqual([
+    { id: 1, name: 'a', score: 1.5, data: Buffer.from([1, 2]) },
+    { id: 2, name: null, score: null, data: null },
+  ]);
+});

@@ -4,6 +4,7 @@ import { readEvents } from '../../actions/events.js';
 import { MAX_WAIT_SECONDS } from '../../actions/long-poll.js';
 import { ApiError } from '../../errors.js';
 import { keyHolderOf } from '../../http/auth.js';
+import { abortedWhenGone } from '../../http/client-gone.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 
 // GET /v1/events: this developer's events in the key's mode, oldest first,
@@ -60,14 +61,12 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
           fields: [{ field: 'since', problem: 'is not a valid time' }],
         });
       }
-      // A client that goes away ends its wait, and gives back its slot.
-      const gone = new AbortController();
-      reply.raw.once('close', () => gone.abort());
+      const waitSeconds = request.query.wait ?? 0;
       const { rows, hasMore } = await readEvents(app.services, holder, {
         since: since?.toISOString(),
         limit,
-        waitSeconds: request.query.wait ?? 0,
-        signal: gone.signal,
+        waitSeconds,
+        signal: abortedWhenGone(reply.raw, waitSeconds),
       });
       return {
         object: 'list' as const,

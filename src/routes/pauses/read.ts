@@ -4,6 +4,7 @@ import { MAX_WAIT_SECONDS } from '../../actions/long-poll.js';
 import { listOwnedPauses, readOwnedPause } from '../../actions/read-pauses.js';
 import { MAX_ID_LENGTH } from '../../domain/ids.js';
 import { keyHolderOf } from '../../http/auth.js';
+import { abortedWhenGone } from '../../http/client-gone.js';
 import { errorResponses } from '../../http/schemas.js';
 import type { Owner } from '../../store/pauses.js';
 import { PauseIdParams, PauseObject, PauseStatusSchema } from './schemas.js';
@@ -39,12 +40,10 @@ export const readPauseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const holder = keyHolderOf(request);
       const owner: Owner = { developerId: holder.developerId, mode: holder.mode };
-      // A client that goes away ends its wait, and gives back its slot.
-      const gone = new AbortController();
-      reply.raw.once('close', () => gone.abort());
+      const waitSeconds = request.query.wait ?? 0;
       return readOwnedPause(services, owner, request.params.id, {
-        waitSeconds: request.query.wait ?? 0,
-        signal: gone.signal,
+        waitSeconds,
+        signal: abortedWhenGone(reply.raw, waitSeconds),
         waiter: holder.credentialHash,
       });
     },

@@ -42,7 +42,14 @@ const Answered = Type.Object({
 
 export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Per client address: answering is for people, and guessing tokens is pointless but should also be slow.
-  app.addHook('onRequest', async (request) => app.rateLimits.respond.hit(`respond:${request.ip}`));
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      app.rateLimits.respond.hit(`respond:${request.ip}`);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
+  });
 
   app.get(
     '/respond/:token',

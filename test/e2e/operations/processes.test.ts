@@ -23,7 +23,8 @@ const { deploy, addWebhook } = processes;
 describe('one process', () => {
   it('SIGTERM answers an in-flight long-poll with the pause as it stands and exits 0', async () => {
     const deployment = await deploy();
-    const service = await deployment.start();
+    // At debug the service logs each request as it arrives, not only when it is answered.
+    const service = await deployment.start({ env: { LOG_LEVEL: 'debug' } });
     const url = urlOf(service);
     const account = await registerAccount(url);
     const pause = await createPause(url, account.test);

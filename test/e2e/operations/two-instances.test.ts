@@ -32,7 +32,8 @@ describe('two instances over one database', () => {
   beforeEach(async () => {
     deployment = await deploy();
     a = await deployment.start({ name: 'A' });
-    b = await deployment.start({ name: 'B' });
+    // At debug B logs each request as it arrives, so a test knows a long-poll is waiting.
+    b = await deployment.start({ name: 'B', env: { LOG_LEVEL: 'debug' } });
   });
 
   it('share long-polls, expiry and deliveries without doing anything twice', async () => {

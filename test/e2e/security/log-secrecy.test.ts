@@ -64,11 +64,15 @@ describe('response tokens in the log', () => {
       }
     });
     expectNoToken(token, lines);
-    // The requests were logged, under the route they reached.
-    const urls = entries.filter((e) => e.msg === 'incoming request').map((e) => e.req.url);
-    expect(urls.length).toBeGreaterThan(0);
-    for (const url of urls) expect(url).toMatch(/^\/(r|v1\/respond)\/\[redacted\](\?choice=approve)?$/);
-    expect(entries.filter((e) => e.msg === 'request completed').length).toBe(urls.length);
+    // The requests were logged, one line each, under the route they reached.
+    const completed = entries.filter((e) => e.msg === 'request completed');
+    expect(completed.length).toBe(pathOf(token).includes('respond') ? 2 : 1);
+    for (const entry of completed) {
+      expect(entry.req.url).toMatch(/^\/(r|v1\/respond)\/\[redacted\](\?choice=approve)?$/);
+      expect(entry.res.statusCode).toBe(200);
+      expect(entry.responseTime).toBeGreaterThan(0);
+    }
+    expect(entries.some((e) => e.msg === 'incoming request')).toBe(false);
   });
 
   it.each([
@@ -84,7 +88,7 @@ describe('response tokens in the log', () => {
       expect(reply.status).toBe(404);
     });
     expectNoToken(token, lines);
-    expect(entries.some((e) => e.msg === 'incoming request')).toBe(true);
+    expect(entries.some((e) => e.msg === 'request completed' && e.res.statusCode === 404)).toBe(true);
   });
 
   it('a path that is not valid percent-encoding answers 400 and logs no token', async () => {
