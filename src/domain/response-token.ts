@@ -18,7 +18,7 @@ export interface TokenSubject {
 }
 
 // A program polling its pause reads the same link again and again, and a
-// person opens a page and then answers through it: the latest macs are kept,
+// person opens a page and then answers through it: recent macs are kept (up to RECENT_MACS),
 // by key (each running service has its own), so each is computed once. Only
 // macs this service issued or found genuine are kept, so forged tokens cannot
 // push real ones out.
@@ -35,8 +35,9 @@ function recentOf(key: Buffer): Map<string, string> {
 }
 
 function remember(recent: Map<string, string>, bound: string, mac: string): void {
-  // Oldest first out: a Map iterates in insertion order.
-  if (recent.size >= RECENT_MACS) recent.delete(recent.keys().next().value as string);
+  // Full, it starts again: dropping the oldest one at a time would make each
+  // insert walk the deleted entries a Map keeps at its front until it rehashes.
+  if (recent.size >= RECENT_MACS) recent.clear();
   recent.set(bound, mac);
 }
 
