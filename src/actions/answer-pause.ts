@@ -134,10 +134,10 @@ export async function questionFor(
   };
   if (!reviewer) return question;
   const tally = await tallyOf(services.store, pause.id);
-  // The outcome's text and values are the deciding vote's: only its author sees them.
+  // The outcome's text and values are the deciding vote's: only its author sees them (nor whether they were edited).
   const response =
     question.response && pause.respondedBy !== reviewer.id
-      ? { ...question.response, text: null, values: null }
+      ? { ...question.response, text: null, values: null, edited: false }
       : question.response;
   return {
     ...question,
@@ -182,7 +182,8 @@ export async function submitAnswer(
   const { pauseId, reviewerId } = subject;
   const { store, clock } = services;
   const { choice } = answer;
-  const text = answer.text === undefined || answer.text === '' ? null : answer.text;
+  // Blank text is no text: a required reason is not given by spaces.
+  const text = answer.text?.trim() ? answer.text : null;
   const values = answer.values ?? undefined;
   if (reviewerId) {
     const vote = await castVote(store, { pauseId, reviewerId, choice, text, values, clock });

@@ -167,6 +167,7 @@ export const CreatePauseInput = Type.Object(
           ),
           on: Type.Optional(
             Type.Array(Option, {
+              minItems: 1,
               maxItems: MAX_OPTIONS,
               uniqueItems: true,
               description: 'The options that submit the form; default every option.',

@@ -14,15 +14,16 @@ import { formatBytes } from './units.js';
 // Schemas are compiled by Ajv (draft 2020-12, strict) once per distinct
 // schema: compiled validators are kept by the schema's canonical JSON (and
 // its JSON as sent, so a schema sent again is found without sorting it), the
-// most recently used FORM_CACHE_SIZE of them at least. What a schema may not use, so
-// that a developer's schema can neither reach out nor make validation slow:
-// - `$async`, `$id`, `$anchor`, `$dynamicRef`, `$dynamicAnchor`: a form's
-//   schema stands alone and validates at once;
-// - `$ref` other than within the schema (`#…`): nothing is ever loaded;
-// - a `pattern` (or `patternProperties` key) with a backreference, or a
-//   repeated group that itself repeats or has alternatives (`(a+)+`,
-//   `(a|ab)*`): the shapes whose matching can take exponential time;
-// - `uniqueItems` on an array of anything but plain values without a
+// most recently used FORM_CACHE_SIZE of them at least. A schema may use only
+// the keywords below (FORM_KEYWORDS and those holding schemas), so that a
+// developer's schema can neither reach out nor make validation slow:
+// - no `$async`, `$id`, `$anchor` or dynamic references: a form's schema
+//   stands alone and validates at once; `$ref` only within it (`#…`);
+// - no `pattern` or `patternProperties`: JavaScript's regular expressions can
+//   take exponential time on a crafted text, and a reviewer's answer is text
+//   (a linear-time engine would lift this); formats are limited to email,
+//   uri, date and date-time, checked by ajv-formats' fast expressions;
+// - `uniqueItems` on an array of anything but plain values needs a
 //   `maxItems` of at most MAX_UNIQUE_ITEMS: comparing objects pairwise is
 //   quadratic.
 
@@ -51,6 +52,8 @@ export const FORM_CACHE_SIZE = 256;
 export const MAX_UNIQUE_ITEMS = 256;
 
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+/** The string formats a form may check (DESIGN.md). */
+const FORMATS = ['email', 'uri', 'date', 'date-time'];
 
 const ajv = new Ajv2020({
   strict: true,
@@ -61,7 +64,7 @@ const ajv = new Ajv2020({
   useDefaults: false, // validating never changes the values
   removeAdditional: false,
 });
-((addFormats as any).default ?? addFormats)(ajv);
+((addFormats as any).default ?? addFormats)(ajv, { mode: 'fast', formats: FORMATS });
 ajv.addKeyword({ keyword: 'x-multiline', schemaType: 'boolean' });
 
 /** Keywords whose value is a schema, a list of schemas, or a map of names to schemas. */
@@ -78,46 +81,61 @@ const SCHEMA_KEYWORDS = new Set([
   'unevaluatedProperties',
 ]);
 const SCHEMA_LIST_KEYWORDS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
-const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const REFUSED_KEYWORDS = new Set(['$async', '$id', '$anchor', '$dynamicRef', '$dynamicAnchor', '$recursiveRef']);
+const SCHEMA_MAP_KEYWORDS = new Set(['properties', '$defs', 'definitions', 'dependentSchemas']);
+/** The keywords a form's schema may use that hold no schema; any keyword not here nor above is refused. */
+const FORM_KEYWORDS = new Set([
+  '$schema',
+  '$ref',
+  '$comment',
+  'type',
+  'enum',
+  'const',
+  'title',
+  'description',
+  'default',
+  'examples',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'required',
+  'dependentRequired',
+  'minLength',
+  'maxLength',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minContains',
+  'maxContains',
+  'minProperties',
+  'maxProperties',
+  'x-multiline',
+]);
+const UNSAFE_PATTERN =
+  'is not supported in a form: a regular expression can take exponential time on a crafted text; use enum, format or maxLength';
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Why a regular expression could take exponential time on some text, or null when it is not of those shapes. */
-export function riskyPattern(pattern: string): string | null {
-  if (/\\[1-9]|\\k</.test(pattern)) return 'must not use a backreference';
-  // Groups, innermost first: a group repeated with * + or {n,} that holds a repetition or alternatives.
-  const plain = pattern.replace(/\\./g, '_').replace(/\[(?:[^\]\\]|\\.)*\]/g, '_');
-  const group = /\((?:\?(?:[:=!]|<[=!]|<[A-Za-z_][A-Za-z0-9_]*>))?([^()]*)\)([*+]|\{\d+,\d*\})?/;
-  let rest = plain;
-  for (let match = group.exec(rest); match; match = group.exec(rest)) {
-    const [whole, inside = '', repeated] = match;
-    if (repeated && /[*+?|]|\{\d+,\d*\}/.test(inside)) {
-      return 'must not repeat a group that itself repeats or has alternatives (it can take exponential time)';
-    }
-    // The group stands for one repeated atom when it holds a repetition.
-    const atom = /[*+]|\{\d+,\d*\}/.test(inside) || repeated ? 'a+' : '_';
-    rest = rest.slice(0, match.index) + atom + rest.slice(match.index + whole.length);
-  }
-  return null;
-}
 
 /** What a schema uses that forms refuse, with where (a path with dots below `at`). */
 function refusedParts(schema: unknown, at: string, problems: FieldProblem[]): void {
   if (!isObject(schema)) return;
   for (const [keyword, value] of Object.entries(schema)) {
     const field = `${at}.${keyword}`;
-    if (REFUSED_KEYWORDS.has(keyword)) {
-      problems.push({ field, problem: `is not allowed in a form: its schema stands alone and validates at once` });
+    if (keyword === 'pattern' || keyword === 'patternProperties') {
+      problems.push({ field, problem: UNSAFE_PATTERN });
     } else if (keyword === '$ref' && !(typeof value === 'string' && value.startsWith('#'))) {
       problems.push({ field, problem: 'may only refer within the schema (a reference starting with #)' });
     } else if (keyword === '$schema' && value !== DRAFT_2020_12) {
       problems.push({ field, problem: `must be ${DRAFT_2020_12}, or left out` });
-    } else if (keyword === 'pattern' && typeof value === 'string') {
-      const risk = riskyPattern(value);
-      if (risk) problems.push({ field, problem: risk });
+    } else if (keyword === 'format' && !FORMATS.includes(value as string)) {
+      problems.push({ field, problem: `must be one of ${FORMATS.join(', ')}` });
     } else if (keyword === 'uniqueItems' && value === true && !cheapUniqueness(schema)) {
       problems.push({
         field,
@@ -128,13 +146,9 @@ function refusedParts(schema: unknown, at: string, problems: FieldProblem[]): vo
     } else if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value)) {
       for (const [index, item] of value.entries()) refusedParts(item, `${field}.${index}`, problems);
     } else if (SCHEMA_MAP_KEYWORDS.has(keyword) && isObject(value)) {
-      for (const [name, item] of Object.entries(value)) {
-        if (keyword === 'patternProperties') {
-          const risk = riskyPattern(name);
-          if (risk) problems.push({ field: `${field}.${name}`, problem: `(as a pattern) ${risk}` });
-        }
-        refusedParts(item, `${field}.${name}`, problems);
-      }
+      for (const [name, item] of Object.entries(value)) refusedParts(item, `${field}.${name}`, problems);
+    } else if (!FORM_KEYWORDS.has(keyword)) {
+      problems.push({ field, problem: 'is not a keyword a form’s schema may use (see the Forms guide)' });
     }
   }
 }
@@ -153,7 +167,7 @@ type Compiled =
   | { validate: ValidateFunction; problems?: undefined }
   | { validate?: undefined; problems: FieldProblem[] };
 
-const cache = new Map<string, Compiled & { schema: JsonObject }>();
+const cache = new Map<string, Compiled>();
 let compilations = 0;
 
 /** How many schemas have been compiled since the process started, and how many keys are kept: for tests. */
@@ -197,10 +211,8 @@ function compileForm(schema: JsonObject): Compiled {
   return { problems: named.length > 0 ? named : [{ field: at, problem: compileMessage(validate) }] };
 }
 
-type Entry = Compiled & { schema: JsonObject };
-
 /** The entry kept under this key, now the most recently used; undefined when there is none. */
-function recall(key: string): Entry | undefined {
+function recall(key: string): Compiled | undefined {
   const hit = cache.get(key);
   if (hit) {
     cache.delete(key);
@@ -209,7 +221,7 @@ function recall(key: string): Entry | undefined {
   return hit;
 }
 
-function remember(key: string, entry: Entry): void {
+function remember(key: string, entry: Compiled): void {
   cache.set(key, entry);
   if (cache.size > 2 * FORM_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
 }
@@ -228,7 +240,7 @@ function compiledForm(schema: JsonObject, text = JSON.stringify(schema)): Compil
   let entry = key === text ? undefined : recall(key);
   if (!entry) {
     const copy = JSON.parse(key) as JsonObject; // its own object: nothing else holds or changes it
-    entry = { ...compileForm(copy), schema: copy };
+    entry = compileForm(copy);
     remember(key, entry);
   }
   if (key !== text) remember(text, entry);
@@ -285,6 +297,13 @@ export function formDefinitionProblems(form: unknown, options: readonly string[]
   const problems: FieldProblem[] = [...(compiled.problems ?? [])];
   if (compiled.validate && form.values !== undefined) {
     problems.push(...valuesProblems(compiled, form.values, 'form.values'));
+  } else if (compiled.validate) {
+    // Until the pages draw the form (issue 25, item 2), a person answering there
+    // sends no values: without proposed ones the pause could not be answered.
+    problems.push({
+      field: 'form.values',
+      problem: 'is required: the answer pages show the proposed values, and keep them',
+    });
   }
   if (Array.isArray(form.on)) {
     form.on.forEach((option, index) => {

@@ -171,7 +171,8 @@ const markRespondedIn = { sqlite: markResponded('sqlite'), postgres: markRespond
 /**
  * An answer on a pause's shared link. It loses to any earlier outcome and to
  * expires_at, and changes nothing on a pause with reviewers or unless it fits
- * the question (one of the options; text only where allowed), so the pause
+ * the question (one of the options; text only where allowed, and where a reason is
+ * required; the proposed values of a form), so the pause
  * need not be read first: the caller reads it only to say why nothing changed.
  */
 export async function respondToPause(store: Store, input: Answer): Promise<Transition<EventSource> | null> {

@@ -19,6 +19,9 @@ main { max-width: 40rem; margin: 0 auto; padding: 1.25rem 1rem 3rem; }
 .eyebrow { margin: 0 0 .5rem; color: var(--muted); font-size: .85rem; letter-spacing: .04em; text-transform: uppercase; }
 h1 { margin: 0 0 .75rem; font-size: 1.5rem; line-height: 1.25; overflow-wrap: anywhere; }
 .details { margin: 0 0 1.25rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+.proposed dl { margin: 0 0 .5rem; display: grid; grid-template-columns: minmax(6rem, max-content) 1fr; gap: .25rem 1rem; }
+.proposed dt { font-weight: 600; }
+.proposed dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .time-left { margin: 0 0 1.25rem; color: var(--muted); font-size: .95rem; }
 label { display: block; font-weight: 600; margin: 0 0 .35rem; }
 textarea { width: 100%; min-height: 6rem; padding: .6rem .7rem; font: inherit; color: inherit; background: transparent;

@@ -33,6 +33,32 @@ describe('renderQuestionPage', () => {
     expect(styled).toContain('value="reject" class="danger"');
   });
 
+  it('shows a form’s proposed values, read-only and escaped, and says which options need a reason', () => {
+    const html = renderQuestionPage({
+      question: {
+        ...question,
+        allow_text: true,
+        require_text: ['reject'],
+        form: {
+          schema: {
+            type: 'object',
+            properties: { amount: { type: 'number', title: 'Amount (USD)' }, args: { type: 'object' } },
+          },
+          values: { amount: 1250, args: { to: '<b>ann</b>' } },
+          on: ['approve'],
+        },
+      },
+      action: '/r/token',
+      now: new Date('2030-01-15T15:00:00.000Z'),
+    });
+    expect(html).toContain('<dt>Amount (USD)</dt><dd><code>1250</code></dd>');
+    expect(html).toContain('<dt>args</dt><dd><code>{&quot;to&quot;:&quot;&lt;b&gt;ann&lt;/b&gt;&quot;}</code></dd>');
+    expect(html).toContain('Answering approve keeps these values as they are.');
+    expect(html).toContain('(required for reject)');
+    expect(html).not.toContain('(optional)');
+    expect(render('2030-01-15T15:00:00.000Z')).not.toContain('Proposed values');
+  });
+
   it('shows an open question with the deadline in UTC, marked up for the script to localise', () => {
     const html = render('2030-01-15T15:00:00.000Z');
     expect(html).toContain('A decision is needed');
