@@ -203,12 +203,18 @@ function startCheckpointer(database: SqliteDatabase.Database, path: string): { s
 const CHECKPOINTER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.path);
-db.pragma('busy_timeout = 5000');
-db.pragma('journal_size_limit = ' + workerData.sizeLimitBytes);
+// Opened at the first checkpoint, not at start: a store closed before then
+// (a thread slow to start on a busy machine) must not have its files opened
+// again after its own connection has closed and removed them.
+let db;
 let timer;
 function checkpoint() {
   try {
+    if (!db) {
+      db = new Database(workerData.path);
+      db.pragma('busy_timeout = 5000');
+      db.pragma('journal_size_limit = ' + workerData.sizeLimitBytes);
+    }
     const [wal] = db.pragma('wal_checkpoint(PASSIVE)');
     if (wal && wal.log > workerData.restartPages) db.pragma('wal_checkpoint(RESTART)');
   } catch {}
@@ -217,7 +223,7 @@ function checkpoint() {
 parentPort.on('message', (message) => {
   if (message !== 'stop') return;
   clearTimeout(timer);
-  db.close();
+  db?.close();
   parentPort.close();
 });
 timer = setTimeout(checkpoint, workerData.intervalMs);
