@@ -1,8 +1,12 @@
+import type { FieldProblem } from './domain/problems.js';
+
 // The typed error codes of the API. Every failure a client can see is an
 // ApiError rendered as {"error": {code, message, request_id, details?}}.
 
 export const errorStatus = {
   invalid_request: 400,
+  invalid_form: 400,
+  invalid_values: 400,
   invalid_webhook_url: 400,
   invalid_events: 400,
   invalid_secret: 400,
@@ -50,23 +54,35 @@ export class ApiError extends Error {
 
 export const notFound = (what = 'Resource') => new ApiError('not_found', `${what} not found.`);
 
-export interface FieldProblem {
-  /** The field's path, with dots, e.g. `reviewers.2.email`. */
-  field: string;
-  /** What is wrong, in words that follow the field's name. */
-  problem: string;
-}
+export type { FieldProblem };
 
 // However many fields are bad, the answer stays small.
 const FIELDS_LISTED = 100;
 const FIELDS_IN_MESSAGE = 10;
+
+/**
+ * The code of a refusal that names one of these fields (or a field below it):
+ * a pause's form, and an answer's values to it. Any other is invalid_request.
+ */
+const FIELD_CODES = new Map<string, ErrorCode>([
+  ['form', 'invalid_form'],
+  ['values', 'invalid_values'],
+]);
+
+const codeOf = (problems: FieldProblem[]): ErrorCode => {
+  for (const { field } of problems) {
+    const code = FIELD_CODES.get(field.split('.', 1)[0] ?? '');
+    if (code) return code;
+  }
+  return 'invalid_request';
+};
 
 /** A refused request, naming each bad field: `details.fields` and the message say the same. */
 export function invalidFields(problems: FieldProblem[]): ApiError {
   const named = problems.slice(0, FIELDS_IN_MESSAGE).map((p) => `${p.field} ${p.problem}`);
   const more = problems.length - named.length;
   if (more > 0) named.push(`and ${more} more field${more === 1 ? '' : 's'}`);
-  return new ApiError('invalid_request', `Invalid request: ${named.join('; ')}.`, {
+  return new ApiError(codeOf(problems), `Invalid request: ${named.join('; ')}.`, {
     fields: problems.slice(0, FIELDS_LISTED),
   });
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { DEFAULT_OPTIONS } from '../../src/domain/pause.js';
 import { encodePause } from '../../src/store/decode.js';
-import { withoutReviewers } from '../../src/store/pauses.js';
+import { withoutReviewers, withoutTypedAnswers } from '../../src/store/pauses.js';
 import type { PausesTable, ReviewersTable } from '../../src/store/schema.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { runLoad } from './load.js';
@@ -67,6 +67,7 @@ export function pendingPauseRow(input: PendingPauseInput, id: string, createdAt:
     createdAt,
     updatedAt: createdAt,
     ...withoutReviewers(),
+    ...withoutTypedAnswers(),
   });
 }
 
@@ -144,6 +145,7 @@ export async function insertReviewedPausesDirectly(
           vote_choice: voted ? 'approve' : null,
           vote_text: null,
           voted_at: voted ? createdAt : null,
+          vote_values: null,
         });
       });
     }

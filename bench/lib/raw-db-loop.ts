@@ -61,6 +61,8 @@ function eventValues(pause: PausesTable, now: string): unknown[] {
       responseChoice: pause.response_choice,
       responseText: pause.response_text,
       responseAt: pause.response_at,
+      responseValues: null,
+      responseEdited: null,
       expiresAt: pause.expires_at,
     },
     now,

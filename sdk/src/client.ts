@@ -174,8 +174,8 @@ function votesOf(pause: Pause): Vote[] {
   const votes: Vote[] = [];
   for (const reviewer of pause.reviewers) {
     if (reviewer.vote === null) continue;
-    const { choice, text, voted_at } = reviewer.vote;
-    votes.push({ reviewer_id: reviewer.id, email: reviewer.email, choice, text, voted_at });
+    const { choice, text, values, voted_at } = reviewer.vote;
+    votes.push({ reviewer_id: reviewer.id, email: reviewer.email, choice, text, values, voted_at });
   }
   return votes.sort((a, b) => Date.parse(a.voted_at) - Date.parse(b.voted_at));
 }

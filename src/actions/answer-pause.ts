@@ -1,8 +1,10 @@
 import Type from 'typebox';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
+import type { Form, JsonObject, OptionStyle } from '../domain/form.js';
 import {
-  answerProblem,
+  answerProblems,
+  answerValues,
   currentOutcome,
   MAX_OPTION_LENGTH,
   MAX_TEXT_LENGTH,
@@ -11,7 +13,7 @@ import {
   type PauseView,
 } from '../domain/pause.js';
 import { verifyResponseToken } from '../domain/response-token.js';
-import { ApiError, invalidField } from '../errors.js';
+import { ApiError, invalidFields } from '../errors.js';
 import { getPause } from '../store/pauses.js';
 import { getReviewer, type OwnVote, ownVote, tallyOf } from '../store/reviewers.js';
 import type { ReviewersTable } from '../store/schema.js';
@@ -27,11 +29,32 @@ import { castVote, respondToPause } from '../store/transitions.js';
 const Choice = Type.String({ maxLength: MAX_OPTION_LENGTH });
 const Text = Type.String({ maxLength: MAX_TEXT_LENGTH });
 
-/** An answer as the JSON API takes it (POST /v1/respond/{token}): `text` may be null. */
+const Values = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description:
+      "The form's values, for a choice that submits the form; left out, the proposed values stand. Checked against the form's schema.",
+  },
+);
+
+/** An answer as the JSON API takes it (POST /v1/respond/{token}): `text` and `values` may be null. */
 export const AnswerInput = Type.Object(
-  { choice: Choice, text: Type.Optional(Type.Union([Text, Type.Null()])) },
+  {
+    choice: Choice,
+    text: Type.Optional(Type.Union([Text, Type.Null()])),
+    values: Type.Optional(Type.Union([Values, Type.Null()])),
+  },
   { additionalProperties: false, examples: [{ choice: 'approve' }] },
 );
+
+/** An answer, as any surface hands it to submitAnswer: `values` left out (or null) keeps the proposed ones. */
+export interface SubmittedAnswer {
+  choice: string;
+  text?: string | null;
+  /** Checked against the pause's form here, whatever the surface checked already. */
+  values?: object | null;
+}
 
 /** An answer as a form sends it (the response page): text is never null, and other fields are ignored. */
 export const AnswerFormInput = Type.Object({ choice: Choice, text: Type.Optional(Text) });
@@ -47,6 +70,9 @@ export interface Question extends PauseView {
   body: string | null;
   options: string[];
   allow_text: boolean;
+  form: Form | null;
+  require_text: string[];
+  options_style: Record<string, OptionStyle>;
   expires_at: string;
   /**
    * For a reviewer: how the pause is decided and how many have voted. `veto`
@@ -100,14 +126,19 @@ export async function questionFor(
     body: pause.body,
     options: pause.options,
     allow_text: pause.allowText,
+    form: pause.form,
+    require_text: pause.requireText,
+    options_style: pause.optionsStyle,
     expires_at: pause.expiresAt,
     ...currentOutcome(pause),
   };
   if (!reviewer) return question;
   const tally = await tallyOf(services.store, pause.id);
-  // The outcome's text is the deciding vote's comment: only its author sees it.
+  // The outcome's text and values are the deciding vote's: only its author sees them (nor whether they were edited).
   const response =
-    question.response && pause.respondedBy !== reviewer.id ? { ...question.response, text: null } : question.response;
+    question.response && pause.respondedBy !== reviewer.id
+      ? { ...question.response, text: null, values: null, edited: false }
+      : question.response;
   return {
     ...question,
     response,
@@ -126,6 +157,8 @@ export interface AnswerResult {
   status: PauseStatus;
   choice: string | null;
   text: string | null;
+  values: JsonObject | null;
+  edited: boolean;
   response_at: string | null;
   your_vote?: OwnVote;
 }
@@ -142,39 +175,66 @@ export interface AnswerResult {
 export async function submitAnswer(
   services: Pick<ServiceContext, 'keys' | 'store' | 'clock'>,
   token: string,
-  answer: { choice: string; text?: string | null },
+  answer: SubmittedAnswer,
 ): Promise<AnswerResult> {
   const subject = verifyResponseToken(services.keys.respondToken, token);
   if (!subject) throw badToken();
   const { pauseId, reviewerId } = subject;
   const { store, clock } = services;
   const { choice } = answer;
-  const text = answer.text === undefined || answer.text === '' ? null : answer.text;
+  // Blank text is no text: a required reason is not given by spaces.
+  const text = answer.text?.trim() ? answer.text : null;
+  const values = answer.values ?? undefined;
   if (reviewerId) {
-    const vote = await castVote(store, { pauseId, reviewerId, choice, text, clock });
-    if (vote.kind === 'invalid') throw invalidField(vote.field, vote.problem);
+    const vote = await castVote(store, { pauseId, reviewerId, choice, text, values, clock });
+    if (vote.kind === 'invalid') throw invalidFields(vote.problems);
     if (vote.kind !== 'counted') throw refusedVote[vote.kind]();
     const outcome = currentOutcome(vote.pause);
+    const { reviewer_id: _, email: __, ...yourVote } = vote.vote;
     return {
       status: outcome.status,
       choice: outcome.response?.choice ?? null,
       text: outcome.response?.text ?? null,
+      values: outcome.response?.values ?? null,
+      edited: outcome.response?.edited ?? false,
       response_at: outcome.response?.response_at ?? null,
-      your_vote: { choice: vote.vote.choice, text: vote.vote.text, voted_at: vote.vote.voted_at },
+      your_vote: yourVote,
     };
   }
+  // Values sent are checked against the form, which only the pause holds: it
+  // is read first. Without values, nothing is read before the write.
+  let recorded: { values: JsonObject | null; edited: boolean } | undefined;
+  if (values !== undefined) {
+    const current = await getPause(store, pauseId);
+    if (!current || current.quorum !== null) throw badToken();
+    const problems = answerProblems(current, { choice, text, values });
+    if (problems.length > 0) throw invalidFields(problems);
+    recorded = answerValues(current, { choice, values });
+  }
   const now = isoTime(clock.now());
+  const sent = recorded ? JSON.stringify(recorded.values) : null;
+  const edited = recorded?.edited ? 1 : 0;
   // Too long a text is not sent to the database at all; the pause read below says what is wrong.
   const responded =
-    text !== null && text.length > MAX_TEXT_LENGTH ? null : await respondToPause(store, { pauseId, choice, text, now });
+    text !== null && text.length > MAX_TEXT_LENGTH
+      ? null
+      : await respondToPause(store, { pauseId, choice, text, values: sent, edited, now });
   if (responded) {
-    return { status: 'responded', choice, text, response_at: now };
+    const { responseValues, responseEdited } = responded.pause;
+    return {
+      status: 'responded',
+      choice,
+      text,
+      values: responseValues,
+      edited: responseEdited === true,
+      response_at: now,
+    };
   }
   // Why nothing changed, in the order the checks always had.
   const current = await getPause(store, pauseId);
   if (!current || current.quorum !== null) throw badToken();
-  const problem = answerProblem(current, choice, text);
-  if (problem) throw invalidField(problem.field, problem.problem);
+  const problems = answerProblems(current, { choice, text, values });
+  if (problems.length > 0) throw invalidFields(problems);
   if (current.status === 'responded') throw alreadyResponded();
   throw closed();
 }

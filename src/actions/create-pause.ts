@@ -1,9 +1,20 @@
 import type { Kysely } from 'kysely';
 import Type from 'typebox';
 import type { ServiceContext } from '../context.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 import { isoTime } from '../domain/clock.js';
 import { sha256Hex } from '../domain/crypto.js';
 import { MAX_EMAIL_LENGTH } from '../domain/email.js';
+import {
+  formDefinitionProblems,
+  formOf,
+  MAX_FORM_PROPERTIES,
+  MAX_FORM_SCHEMA_BYTES,
+  MAX_FORM_VALUES_BYTES,
+  type NewForm,
+  OPTION_STYLES,
+  type OptionStyle,
+} from '../domain/form.js';
 import { MAX_URL_LENGTH } from '../domain/hosts.js';
 import { newId } from '../domain/ids.js';
 import {
@@ -135,6 +146,54 @@ export const CreatePauseInput = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    form: Type.Optional(
+      Type.Object(
+        {
+          schema: Type.Object(
+            {},
+            {
+              additionalProperties: true,
+              description: `A JSON Schema (draft 2020-12) of \`type: "object"\`: at most ${MAX_FORM_PROPERTIES} properties, ${formatBytes(MAX_FORM_SCHEMA_BYTES)} as JSON.`,
+            },
+          ),
+          values: Type.Optional(
+            Type.Object(
+              {},
+              {
+                additionalProperties: true,
+                description: `The proposed answer, shown prefilled; must meet the schema; at most ${formatBytes(MAX_FORM_VALUES_BYTES)} as JSON.`,
+              },
+            ),
+          ),
+          on: Type.Optional(
+            Type.Array(Option, {
+              minItems: 1,
+              maxItems: MAX_OPTIONS,
+              uniqueItems: true,
+              description: 'The options that submit the form; default every option.',
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description: 'A form the human fills in: the answer carries its `values`.',
+        },
+      ),
+    ),
+    require_text: Type.Optional(
+      Type.Array(Option, {
+        maxItems: MAX_OPTIONS,
+        uniqueItems: true,
+        description: 'Options that need a written reason, e.g. ["reject"]; implies `allow_text`.',
+      }),
+    ),
+    options_style: Type.Optional(
+      Type.Record(Option, Type.Union(OPTION_STYLES.map((style) => Type.Literal(style))), {
+        maxProperties: MAX_OPTIONS,
+        description:
+          'How an option is shown, e.g. {"reject": "danger"}; options not named look alike, none styled as the one to press.',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -168,6 +227,27 @@ export const CreatePauseInput = Type.Object(
           timeout_default: 'reject',
         },
       },
+      form: {
+        summary: 'A form the human may edit before approving',
+        value: {
+          title: 'Refund order 8812?',
+          options: ['approve', 'reject'],
+          form: {
+            schema: {
+              type: 'object',
+              properties: {
+                amount: { type: 'number', minimum: 0, maximum: 5000, title: 'Amount (USD)' },
+                note: { type: 'string', maxLength: 500, title: 'Note to the customer', 'x-multiline': true },
+              },
+              required: ['amount'],
+            },
+            values: { amount: 1250 },
+            on: ['approve'],
+          },
+          require_text: ['reject'],
+          options_style: { reject: 'danger' },
+        },
+      },
     },
   },
 );
@@ -186,6 +266,9 @@ export interface NewPause extends ReviewerFields {
   timeout_default?: string;
   metadata?: object;
   notify?: NotifyRequest;
+  form?: NewForm;
+  require_text?: string[];
+  options_style?: Record<string, OptionStyle>;
 }
 
 /** The first answer to an Idempotency-Key, given again to a request that repeats it. */
@@ -328,6 +411,28 @@ export function newPauseProblems(request: Unchecked<NewPause>, now: Date): Field
   }
   const optionList = Array.isArray(options) ? options.filter((o): o is string => typeof o === 'string') : [];
   problems.push(...reviewerProblems(request, optionList, expiresInMs));
+  problems.push(...typedAnswerProblems(request, optionList));
+  return problems;
+}
+
+/** The problems of a pause's form, required reasons and option styles: each names an option, or the form's parts. */
+function typedAnswerProblems(request: Unchecked<NewPause>, options: string[]): FieldProblem[] {
+  const problems = formDefinitionProblems(request.form, options);
+  const { require_text: requireText, options_style: style } = request;
+  if (Array.isArray(requireText)) {
+    requireText.forEach((option, index) => {
+      if (typeof option === 'string' && !options.includes(option))
+        problems.push({ field: `require_text.${index}`, problem: 'must be one of the options' });
+    });
+    if (requireText.length > 0 && request.allow_text === false)
+      problems.push({ field: 'allow_text', problem: 'cannot be false when require_text names an option' });
+  }
+  if (typeof style === 'object' && style !== null) {
+    for (const option of Object.keys(style)) {
+      if (!options.includes(option))
+        problems.push({ field: `options_style.${option}`, problem: 'must name one of the options' });
+    }
+  }
   return problems;
 }
 
@@ -344,7 +449,7 @@ function buildRow(owner: Owner, request: NewPause, now: Date): Pause {
     title: request.title,
     body: request.body ?? null,
     options,
-    allowText: Boolean(request.allow_text),
+    allowText: Boolean(request.allow_text) || (request.require_text?.length ?? 0) > 0,
     expiresAt: isoTime(new Date(expiresAt)),
     timeoutDefault: request.timeout_default ?? null,
     metadata: (request.metadata ?? {}) as Record<string, unknown>,
@@ -355,17 +460,12 @@ function buildRow(owner: Owner, request: NewPause, now: Date): Pause {
     createdAt: createdAt,
     updatedAt: createdAt,
     ...withoutReviewers(),
+    form: request.form ? formOf(request.form, options) : null,
+    requireText: request.require_text ?? [],
+    optionsStyle: request.options_style ?? {},
+    responseValues: null,
+    responseEdited: null,
   };
-}
-
-/** JSON with object keys sorted, so the same request always hashes the same. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 async function chargeQuota(

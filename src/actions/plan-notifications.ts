@@ -53,6 +53,7 @@ export async function planNotifications(
     title: pause.title,
     body: pause.body,
     options: pause.options,
+    optionsStyle: pause.optionsStyle,
     expiresAt: pause.expiresAt,
     responseUrl,
   };
@@ -143,6 +144,7 @@ export function planReviewerEmails(
       title: pause.title,
       body: pause.body,
       options: pause.options,
+      optionsStyle: pause.optionsStyle,
       expiresAt: pause.expiresAt,
       responseUrl: reviewerUrl(services, reviewer),
       askedBy: input.askedBy,

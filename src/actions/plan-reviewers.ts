@@ -151,5 +151,6 @@ export function newReviewer(
     vote_choice: null,
     vote_text: null,
     voted_at: null,
+    vote_values: null,
   };
 }

@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import type { ReviewerRef, Vote } from '../domain/events.js';
+import type { Form, OptionStyle } from '../domain/form.js';
 import type { Mode } from '../domain/keys.js';
 import { currentOutcome, type Pause, type PauseResponse, type PauseStatus } from '../domain/pause.js';
 import { responseToken } from '../domain/response-token.js';
@@ -50,6 +51,9 @@ export interface PresentedPause {
   body: string | null;
   options: string[];
   allow_text: boolean;
+  form: Form | null;
+  require_text: string[];
+  options_style: Record<string, OptionStyle>;
   expires_at: string;
   timeout_default: string | null;
   metadata: object;
@@ -103,6 +107,9 @@ export function presentPause(
     body: pause.body,
     options: pause.options,
     allow_text: pause.allowText,
+    form: pause.form,
+    require_text: pause.requireText,
+    options_style: pause.optionsStyle,
     expires_at: pause.expiresAt,
     timeout_default: pause.timeoutDefault,
     metadata: pause.metadata,

@@ -3,7 +3,7 @@ import { notFound } from '../errors.js';
 import { outcomeEventOf } from '../store/events.js';
 import { notificationsOf } from '../store/notifications.js';
 import { getOwnedPause, type Owner } from '../store/pauses.js';
-import { reviewersOf } from '../store/reviewers.js';
+import { ownVote, reviewersOf } from '../store/reviewers.js';
 
 // A pause's audit record: who did what and when, from creation to outcome.
 // Every entry is read from a fact written once and never changed: the
@@ -101,11 +101,17 @@ export async function pauseTimeline(
   }
   for (const reviewer of reviewers) {
     if (reviewer.voted_at === null) continue;
+    const vote = ownVote(reviewer);
     entries.push({
       at: reviewer.voted_at,
       type: 'voted',
       actor: { type: 'reviewer', email: reviewer.email },
-      detail: { reviewer_id: reviewer.id, choice: reviewer.vote_choice, text: reviewer.vote_text },
+      detail: {
+        reviewer_id: reviewer.id,
+        choice: reviewer.vote_choice,
+        text: reviewer.vote_text,
+        values: vote?.values ?? null,
+      },
     });
   }
   if (outcome) {
@@ -119,6 +125,8 @@ export async function pauseTimeline(
           detail: {
             choice: pause.responseChoice,
             text: pause.responseText,
+            values: pause.responseValues,
+            edited: pause.responseEdited === true,
             ...(decider ? { reviewer_id: decider.id } : {}),
           },
         });

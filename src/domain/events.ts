@@ -1,3 +1,4 @@
+import type { JsonObject } from './form.js';
 import type { Pause } from './pause.js';
 
 // The webhook envelope (docs/webhooks.md), serialised once: these bytes are stored and
@@ -21,7 +22,15 @@ export interface StoredEvent {
 /** The fields of a pause its events carry. */
 export type PauseForEvent = Pick<
   Pause,
-  'id' | 'developerId' | 'metadata' | 'responseChoice' | 'responseText' | 'responseAt' | 'expiresAt'
+  | 'id'
+  | 'developerId'
+  | 'metadata'
+  | 'responseChoice'
+  | 'responseText'
+  | 'responseAt'
+  | 'responseValues'
+  | 'responseEdited'
+  | 'expiresAt'
 >;
 
 export interface ReviewerRef {
@@ -35,6 +44,8 @@ export interface Vote {
   email: string;
   choice: string;
   text: string | null;
+  /** The vote's own values, when its choice submits the pause's form. */
+  values: JsonObject | null;
   voted_at: string;
 }
 
@@ -62,6 +73,8 @@ export function eventPayload(
         response_at: pause.responseAt,
         metadata,
         ...decision,
+        // Typed answers (additive, on a pause with a form): the values recorded and whether they differ from the proposed ones.
+        ...(pause.responseEdited === null ? {} : { values: pause.responseValues, edited: pause.responseEdited }),
       });
     case 'pause.timed_out':
       return envelope(type, pause, timestamp, {
@@ -81,6 +94,7 @@ export function votedPayload(pause: PauseForEvent, reviewer: ReviewerRef, vote: 
     reviewer,
     choice: vote.choice,
     text: vote.text,
+    values: vote.values,
     voted_at: vote.voted_at,
     votes_so_far: votesSoFar,
     metadata,

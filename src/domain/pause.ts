@@ -4,7 +4,9 @@
 // started before expires_at may still commit, and a program must never see
 // one outcome and then another.
 
+import { type Form, formProblems, type JsonObject, type OptionStyle, sameValues } from './form.js';
 import type { Mode } from './keys.js';
+import type { FieldProblem } from './problems.js';
 
 export type PauseStatus = 'pending' | 'responded' | 'timed_out' | 'cancelled';
 
@@ -34,9 +36,22 @@ export interface Pause {
   timeoutDefault: string | null;
   metadata: Record<string, unknown>;
   notify: PauseNotify | null;
+  /** The form the answer fills in; null for a pause without. */
+  form: Form | null;
+  /** The options that need a written reason; empty when none do. */
+  requireText: string[];
+  /** How each option the developer marked is shown; the others look alike. */
+  optionsStyle: Record<string, OptionStyle>;
   responseChoice: string | null;
   responseText: string | null;
   responseAt: string | null;
+  /** The answer's values: those submitted, or the proposed ones; null unless the choice submits the form. */
+  responseValues: JsonObject | null;
+  /**
+   * Whether responseValues differ from the proposed values, once answered;
+   * null on a pause without a form (its events then carry neither field, as before forms).
+   */
+  responseEdited: boolean | null;
   createdAt: string;
   updatedAt: string;
   /** Votes an option needs to decide; null on a pause without reviewers. */
@@ -73,11 +88,18 @@ export type PauseReviewerFields = Pick<
 >;
 
 /** The fields a pause's outcome is read from. */
-export type StoredOutcome = Pick<Pause, 'status' | 'expiresAt' | 'responseChoice' | 'responseText' | 'responseAt'>;
+export type StoredOutcome = Pick<
+  Pause,
+  'status' | 'expiresAt' | 'responseChoice' | 'responseText' | 'responseAt' | 'responseValues' | 'responseEdited'
+>;
 
 export interface PauseResponse {
   choice: string | null;
   text: string | null;
+  /** The form's values the answer carries; null without a form, or for a choice that does not submit it. */
+  values: JsonObject | null;
+  /** True when the values differ from the proposed ones. */
+  edited: boolean;
   response_at: string;
 }
 
@@ -98,6 +120,8 @@ export function currentOutcome(pause: StoredOutcome): PauseView {
       response: {
         choice: pause.responseChoice,
         text: pause.responseText,
+        values: pause.responseValues,
+        edited: pause.responseEdited === true,
         response_at: pause.responseAt ?? pause.expiresAt,
       },
     };
@@ -123,25 +147,59 @@ export const MAX_TEXT_LENGTH = 10_000;
 /** The most addresses a pause's `notify.email` may list. */
 export const MAX_NOTIFY_EMAILS = 10;
 
-/** Why an answer does not fit a pause's question: the field and what is wrong with it. */
-export interface AnswerProblem {
-  field: 'choice' | 'text';
-  problem: string;
+/** An answer to a pause's question, as a person submits it; `values` undefined when not sent. */
+export interface Answer {
+  choice: string;
+  text: string | null;
+  values?: unknown;
+}
+
+/** The parts of a pause an answer is checked against. */
+export type Question = Pick<Pause, 'options' | 'allowText' | 'form' | 'requireText'>;
+
+const quoted = (options: readonly string[]) => options.map((option) => JSON.stringify(option)).join(', ');
+
+/**
+ * Everything wrong with an answer to this pause's question, each field named
+ * (`choice`, `text`, `values` or a field of the values, e.g. `values.amount`);
+ * empty if nothing is. A choice that is not an option is the only problem told.
+ */
+export function answerProblems(pause: Question, answer: Answer): FieldProblem[] {
+  const { choice, text, values } = answer;
+  if (!pause.options.includes(choice)) return [{ field: 'choice', problem: 'must be one of the options' }];
+  const problems: FieldProblem[] = [];
+  if (text !== null && !pause.allowText) problems.push({ field: 'text', problem: 'is not accepted for this pause' });
+  else if (text !== null && text.length > MAX_TEXT_LENGTH)
+    problems.push({ field: 'text', problem: `must be at most ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters` });
+  else if (text === null && pause.requireText.includes(choice))
+    problems.push({ field: 'text', problem: `is required: a reason must be given for ${JSON.stringify(choice)}` });
+  const { form } = pause;
+  if (values !== undefined) {
+    if (form === null) problems.push({ field: 'values', problem: 'is not accepted: this pause has no form' });
+    else if (!form.on.includes(choice))
+      problems.push({
+        field: 'values',
+        problem: `is not accepted with ${JSON.stringify(choice)}: only ${quoted(form.on)} submit the form`,
+      });
+    else problems.push(...formProblems(form, values, 'values'));
+  } else if (form?.on.includes(choice) && form.values === null) {
+    problems.push({ field: 'values', problem: 'is required: this form proposes no values to keep' });
+  }
+  return problems;
 }
 
 /**
- * What is wrong with an answer to this pause's question (its options and
- * whether it takes text), or null if nothing is: the choice first, then the text.
+ * The values an answer records, once answerProblems found none: those sent,
+ * or the proposed ones when none were sent; null for a choice that does not
+ * submit the form. `edited` when they differ from the proposed ones.
  */
-export function answerProblem(
-  pause: Pick<Pause, 'options' | 'allowText'>,
-  choice: string,
-  text: string | null,
-): AnswerProblem | null {
-  if (!pause.options.includes(choice)) return { field: 'choice', problem: 'must be one of the options' };
-  if (text === null) return null;
-  if (!pause.allowText) return { field: 'text', problem: 'is not accepted for this pause' };
-  if (text.length > MAX_TEXT_LENGTH)
-    return { field: 'text', problem: `must be at most ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters` };
-  return null;
+export function answerValues(
+  pause: Pick<Pause, 'form'>,
+  answer: Pick<Answer, 'choice' | 'values'>,
+): { values: JsonObject | null; edited: boolean } {
+  const { form } = pause;
+  if (form === null || !form.on.includes(answer.choice)) return { values: null, edited: false };
+  if (answer.values === undefined) return { values: form.values, edited: false };
+  const values = answer.values as JsonObject;
+  return { values, edited: form.values === null || !sameValues(values, form.values) };
 }

@@ -6,6 +6,7 @@
 // still asks to confirm, because a GET never answers.
 
 import type { Child } from '@pausepoint/jsx';
+import type { OptionStyle } from '../domain/form.js';
 import { formatUtc } from '../domain/time-format.js';
 import { documentOf } from '../html.js';
 
@@ -13,6 +14,8 @@ export interface Question {
   title: string;
   body: string | null;
   options: string[];
+  /** How the developer marked options (options_style); the others look alike. */
+  optionsStyle?: Record<string, OptionStyle>;
   expiresAt: string;
   responseUrl: string;
   /** Who asks: the email of the developer account the pause belongs to. */
@@ -41,6 +44,12 @@ const HEADING = 'margin:0 0 12px;font-size:20px;line-height:1.3';
 const BUTTON =
   'display:inline-block;padding:10px 18px;border:1px solid #1f5fd1;border-radius:6px;color:#1f5fd1;' +
   'text-decoration:none;font-weight:600';
+/** An option's button: alike unless the developer styled it (a filled primary, a red danger). */
+const OPTION_BUTTON: Record<OptionStyle | 'plain', string> = {
+  plain: BUTTON,
+  primary: `${BUTTON};background:#1f5fd1;color:#ffffff`,
+  danger: `${BUTTON};border-color:#a1251b;color:#a1251b`,
+};
 
 function EmailDocument({ subject, signed, children }: { subject: string; signed: boolean; children?: Child }) {
   return (
@@ -93,7 +102,10 @@ export function renderEmail(question: Question): RenderedEmail {
       <p style="margin:0 0 8px;font-weight:600">Choose an answer</p>
       <div>
         {question.options.map((option) => (
-          <a href={choiceLink(question.responseUrl, option)} style={`margin:0 8px 8px 0;${BUTTON}`}>
+          <a
+            href={choiceLink(question.responseUrl, option)}
+            style={`margin:0 8px 8px 0;${OPTION_BUTTON[question.optionsStyle?.[option] ?? 'plain']}`}
+          >
             {option}
           </a>
         ))}

@@ -1,4 +1,5 @@
 import type { PauseForEvent } from '../domain/events.js';
+import type { Form, JsonObject, OptionStyle } from '../domain/form.js';
 import type { Escalation, Pause, PauseNotify } from '../domain/pause.js';
 import type { PausesTable } from './schema.js';
 
@@ -24,9 +25,14 @@ export function decodePause(row: PausesTable): Pause {
     timeoutDefault: row.timeout_default,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
     notify: parseJson<PauseNotify>(row.notify),
+    form: decodeForm(row),
+    requireText: parseJson<string[]>(row.require_text) ?? [],
+    optionsStyle: parseJson<Record<string, OptionStyle>>(row.options_style) ?? {},
     responseChoice: row.response_choice,
     responseText: row.response_text,
     responseAt: row.response_at,
+    responseValues: parseJson<JsonObject>(row.response_values),
+    responseEdited: row.response_edited === null ? null : row.response_edited === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     quorum: row.quorum,
@@ -42,11 +48,33 @@ export function decodePause(row: PausesTable): Pause {
   };
 }
 
+const decodeForm = (row: Pick<PausesTable, 'form_schema' | 'form_values' | 'form_on'>): Form | null =>
+  row.form_schema === null
+    ? null
+    : {
+        schema: JSON.parse(row.form_schema) as JsonObject,
+        values: parseJson<JsonObject>(row.form_values),
+        on: parseJson<string[]>(row.form_on) ?? [],
+      };
+
+/** A stored JSON column from a value; null, or empty when `empty` says so, stays null. */
+const toJson = (value: unknown, empty = false): string | null =>
+  value === null || empty ? null : JSON.stringify(value);
+
 /** The columns an event is written from, decoded: the answer's hot path returns only these. */
 export const decodeEventSource = (
   row: Pick<
     PausesTable,
-    'id' | 'developer_id' | 'mode' | 'metadata' | 'response_choice' | 'response_text' | 'response_at' | 'expires_at'
+    | 'id'
+    | 'developer_id'
+    | 'mode'
+    | 'metadata'
+    | 'response_choice'
+    | 'response_text'
+    | 'response_at'
+    | 'response_values'
+    | 'response_edited'
+    | 'expires_at'
   >,
 ): PauseForEvent & Pick<Pause, 'mode'> => ({
   id: row.id,
@@ -56,6 +84,8 @@ export const decodeEventSource = (
   responseChoice: row.response_choice,
   responseText: row.response_text,
   responseAt: row.response_at,
+  responseValues: parseJson<JsonObject>(row.response_values),
+  responseEdited: row.response_edited === null ? null : row.response_edited === 1,
   expiresAt: row.expires_at,
 });
 
@@ -77,6 +107,13 @@ export function encodePause(pause: Pause): PausesTable {
     response_choice: pause.responseChoice,
     response_text: pause.responseText,
     response_at: pause.responseAt,
+    form_schema: toJson(pause.form?.schema ?? null),
+    form_values: toJson(pause.form?.values ?? null),
+    form_on: toJson(pause.form?.on ?? null),
+    require_text: toJson(pause.requireText, pause.requireText.length === 0),
+    options_style: toJson(pause.optionsStyle, Object.keys(pause.optionsStyle).length === 0),
+    response_values: toJson(pause.responseValues),
+    response_edited: pause.responseEdited === null ? null : pause.responseEdited ? 1 : 0,
     created_at: pause.createdAt,
     updated_at: pause.updatedAt,
     quorum: pause.quorum,

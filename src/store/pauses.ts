@@ -90,6 +90,12 @@ export const withoutReviewers = (): PauseReviewerFields => ({
   escalatedAt: null,
 });
 
+/** The fields of a pause without a form, required reasons or styled options, and not yet answered. */
+export const withoutTypedAnswers = (): Pick<
+  Pause,
+  'form' | 'requireText' | 'optionsStyle' | 'responseValues' | 'responseEdited'
+> => ({ form: null, requireText: [], optionsStyle: {}, responseValues: null, responseEdited: null });
+
 /** A new pause. */
 export async function insertPause(store: Store, pause: Pause, trx?: Kysely<Database>): Promise<void> {
   const row = encodePause(pause);
@@ -117,6 +123,11 @@ const insertPlainPause = prepared((db, row: PausesTable) =>
     response_at: row.response_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    form_schema: row.form_schema,
+    form_values: row.form_values,
+    form_on: row.form_on,
+    require_text: row.require_text,
+    options_style: row.options_style,
   }),
 );
 

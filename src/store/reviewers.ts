@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Vote } from '../domain/events.js';
+import type { JsonObject } from '../domain/form.js';
 import { prepared } from './prepared.js';
 import type { Database, ReviewersTable } from './schema.js';
 import type { Store } from './store.js';
@@ -11,13 +12,20 @@ import type { Store } from './store.js';
 export interface OwnVote {
   choice: string;
   text: string | null;
+  /** The vote's own values, when its choice submits the pause's form. */
+  values: JsonObject | null;
   voted_at: string;
 }
 
 export const ownVote = (reviewer: ReviewersTable): OwnVote | null =>
   reviewer.voted_at === null
     ? null
-    : { choice: reviewer.vote_choice ?? '', text: reviewer.vote_text, voted_at: reviewer.voted_at };
+    : {
+        choice: reviewer.vote_choice ?? '',
+        text: reviewer.vote_text,
+        values: reviewer.vote_values === null ? null : (JSON.parse(reviewer.vote_values) as JsonObject),
+        voted_at: reviewer.voted_at,
+      };
 
 /** A reviewer's vote as counted on the pause, once cast. */
 export const voteOf = (reviewer: ReviewersTable): Vote | null => {

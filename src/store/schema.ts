@@ -91,6 +91,18 @@ export interface PausesTable {
   response_at: string | null;
   created_at: string;
   updated_at: string;
+  /** A form's JSON Schema, its proposed values (JSON object) and the options that submit it (JSON array); all null without a form. */
+  form_schema: string | null;
+  form_values: string | null;
+  form_on: string | null;
+  /** JSON array of the options that need a written reason; null when none do. */
+  require_text: string | null;
+  /** JSON object {option: "primary" | "danger"}; null when no option is marked. */
+  options_style: string | null;
+  /** The answer's values (JSON object); null unless the choice submits a form. */
+  response_values: string | null;
+  /** Once answered, on a pause with a form: 1 when response_values differ from the proposed values, else 0; null without a form. */
+  response_edited: number | null;
   /** Votes an option needs to decide; null on a pause without reviewers. */
   quorum: number | null;
   /** JSON array of the options a single vote decides; null without reviewers. */
@@ -125,6 +137,8 @@ export interface ReviewersTable {
   vote_choice: string | null;
   vote_text: string | null;
   voted_at: string | null;
+  /** The vote's values (JSON object), when its choice submits the pause's form. */
+  vote_values: string | null;
 }
 
 export interface EventsTable {

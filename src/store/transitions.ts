@@ -11,7 +11,8 @@ import {
 } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
-import { type AnswerProblem, answerProblem, type Pause } from '../domain/pause.js';
+import { answerProblems, answerValues, type Pause } from '../domain/pause.js';
+import type { FieldProblem } from '../domain/problems.js';
 import { decides } from '../domain/votes.js';
 import { decodeEventSource, decodePause } from './decode.js';
 import { fanOut } from './deliveries.js';
@@ -87,58 +88,91 @@ const insertEvent = prepared((db, event: EventsTable) =>
   }),
 );
 
-type Answer = { pauseId: string; choice: string; text: string | null; now: string };
+type Answer = {
+  pauseId: string;
+  choice: string;
+  text: string | null;
+  /** The values sent (JSON), already checked against the pause's form; null when none were sent. */
+  values: string | null;
+  /** 1 when the values sent differ from the proposed ones. */
+  edited: number;
+  now: string;
+};
+
+type ListColumn = 'options' | 'form_on' | 'require_text';
 
 /**
- * Whether the choice is one of the pause's options, stored as a JSON array of
- * strings: the one condition here in each engine's own SQL.
+ * Whether the choice is in a column holding a JSON array of strings (false
+ * when the column is null): the one condition here in each engine's own SQL.
  */
-const isOption = {
-  sqlite: (choice: string) =>
-    sql<boolean>`exists (select 1 from json_each(${sql.ref('options')}) where value = ${choice})`,
-  postgres: (choice: string) => sql<boolean>`${sql.ref('options')}::jsonb ? ${choice}`,
+const inList = {
+  sqlite: (column: ListColumn, choice: string) =>
+    sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) where value = ${choice})`,
+  postgres: (column: ListColumn, choice: string) =>
+    sql<boolean>`coalesce(${sql.ref(column)}::jsonb ? ${choice}, false)`,
 } satisfies Record<Dialect, unknown>;
 
 const markResponded = (dialect: Dialect) =>
-  prepared((db, input: Answer) =>
-    db
-      .updateTable('pauses')
-      .set({
-        status: 'responded',
-        response_choice: input.choice,
-        response_text: input.text,
-        response_at: input.now,
-        updated_at: input.now,
-      })
-      .where('id', '=', input.pauseId)
-      .where('status', '=', PENDING)
-      .where('expires_at', '>', input.now)
-      // An answer that does not fit the question changes nothing.
-      .where('quorum', 'is', null)
-      .where(isOption[dialect](input.choice))
-      .where(sql<boolean>`(cast(${input.text} as text) is null or ${sql.ref('allow_text')} = 1)`)
-      // Only what the event needs: each column returned is a value to convert, and a pause has 27.
-      .returning([
-        'id',
-        'developer_id',
-        'mode',
-        'metadata',
-        'response_choice',
-        'response_text',
-        'response_at',
-        'expires_at',
-        // Whether fanOut need look for webhooks: read here, in the same statement, it saves one.
-        sql<number | boolean>`exists (select 1 from webhooks where webhooks.developer_id = pauses.developer_id)`.as(
-          'has_webhooks',
-        ),
-      ]),
-  );
+  prepared((db, input: Answer) => {
+    const submitsForm = inList[dialect]('form_on', input.choice);
+    const valuesSent = sql<boolean>`cast(${input.values} as text) is not null`;
+    return (
+      db
+        .updateTable('pauses')
+        .set({
+          status: 'responded',
+          response_choice: input.choice,
+          response_text: input.text,
+          response_at: input.now,
+          updated_at: input.now,
+          // A choice that submits the form records the values sent, or else the proposed ones.
+          response_values: sql<
+            string | null
+          >`case when ${submitsForm} then coalesce(cast(${input.values} as text), ${sql.ref('form_values')}) else null end`,
+          response_edited: sql<
+            number | null
+          >`case when ${sql.ref('form_on')} is null then null else cast(${input.edited} as integer) end`,
+        })
+        .where('id', '=', input.pauseId)
+        .where('status', '=', PENDING)
+        .where('expires_at', '>', input.now)
+        // An answer that does not fit the question changes nothing: values
+        // sent were checked against the form by the caller, which read it.
+        .where('quorum', 'is', null)
+        .where(inList[dialect]('options', input.choice))
+        .where(sql<boolean>`(cast(${input.text} as text) is null or ${sql.ref('allow_text')} = 1)`)
+        .where(
+          sql<boolean>`(cast(${input.text} as text) is not null or not ${inList[dialect]('require_text', input.choice)})`,
+        )
+        .where(
+          sql<boolean>`((${submitsForm} and (${valuesSent} or ${sql.ref('form_values')} is not null)) or (not ${submitsForm} and not ${valuesSent}))`,
+        )
+        // Only what the event needs: each column returned is a value to convert, and a pause has 34.
+        .returning([
+          'id',
+          'developer_id',
+          'mode',
+          'metadata',
+          'response_choice',
+          'response_text',
+          'response_at',
+          'response_values',
+          'response_edited',
+          'expires_at',
+          // Whether fanOut need look for webhooks: read here, in the same statement, it saves one.
+          sql<number | boolean>`exists (select 1 from webhooks where webhooks.developer_id = pauses.developer_id)`.as(
+            'has_webhooks',
+          ),
+        ])
+    );
+  });
 const markRespondedIn = { sqlite: markResponded('sqlite'), postgres: markResponded('postgres') };
 
 /**
  * An answer on a pause's shared link. It loses to any earlier outcome and to
  * expires_at, and changes nothing on a pause with reviewers or unless it fits
- * the question (one of the options; text only where allowed), so the pause
+ * the question (one of the options; text only where allowed, and where a reason is
+ * required; the proposed values of a form), so the pause
  * need not be read first: the caller reads it only to say why nothing changed.
  */
 export async function respondToPause(store: Store, input: Answer): Promise<Transition<EventSource> | null> {
@@ -232,7 +266,7 @@ export async function expireDuePauses(store: Store, input: { now: string; limit:
 export type VoteResult =
   | { kind: 'counted'; pause: Pause; vote: Vote; votesSoFar: number; decided: boolean }
   | { kind: 'not_found' | 'already_voted' | 'already_responded' | 'closed' }
-  | ({ kind: 'invalid' } & AnswerProblem);
+  | { kind: 'invalid'; problems: FieldProblem[] };
 
 /**
  * A reviewer's vote: counted once per reviewer, and when it decides (a veto
@@ -253,7 +287,7 @@ export type VoteResult =
  */
 export async function castVote(
   store: Store,
-  input: { pauseId: string; reviewerId: string; choice: string; text: string | null; clock: Clock },
+  input: { pauseId: string; reviewerId: string; choice: string; text: string | null; values?: unknown; clock: Clock },
 ): Promise<VoteResult> {
   const { pauseId, reviewerId } = input;
   return store.write(async (trx): Promise<VoteResult> => {
@@ -265,15 +299,24 @@ export async function castVote(
     /** A refusal, unless the token names no reviewer of this pause. */
     const refuse = async (refusal: VoteResult): Promise<VoteResult> =>
       (await getReviewer(store, { pauseId, reviewerId }, trx)) ? refusal : { kind: 'not_found' };
-    const problem = answerProblem(pause, input.choice, input.text);
-    if (problem) return refuse({ kind: 'invalid', ...problem });
+    const problems = answerProblems(pause, input);
+    if (problems.length > 0) return refuse({ kind: 'invalid', problems });
+    const { values, edited } = answerValues(pause, input);
     // The time is read once the pause is locked, not before the wait: so the
     // votes' times follow the order they are counted in, and no vote counts
     // after the outcome or the expiry it queued behind.
     const now = isoTime(input.clock.now());
     if (pause.status === 'responded') return refuse({ kind: 'already_responded' });
     if (pause.status !== 'pending' || pause.expiresAt <= now) return refuse({ kind: 'closed' });
-    const statement = { pauseId, reviewerId, choice: input.choice, text: input.text, now };
+    const statement: VoteStatement = {
+      pauseId,
+      reviewerId,
+      choice: input.choice,
+      text: input.text,
+      values: values === null ? null : JSON.stringify(values),
+      edited: pause.form === null ? null : edited ? 1 : 0,
+      now,
+    };
     const [voted] = await recordVote(store, statement, trx);
     if (!voted) return refuse({ kind: 'already_voted' });
     const votes = (await votesOf(store, { pauseId }, trx)).map((row) => voteOf(row) as Vote);
@@ -304,12 +347,21 @@ const lockPause = prepared((db, input: { pauseId: string }) =>
   db.selectFrom('pauses').selectAll().where('id', '=', input.pauseId).forUpdate(),
 );
 
-type VoteStatement = { pauseId: string; reviewerId: string; choice: string; text: string | null; now: string };
+type VoteStatement = {
+  pauseId: string;
+  reviewerId: string;
+  choice: string;
+  text: string | null;
+  /** The vote's values (JSON), null unless its choice submits the form. */
+  values: string | null;
+  edited: number | null;
+  now: string;
+};
 
 const recordVote = prepared((db, input: VoteStatement) =>
   db
     .updateTable('reviewers')
-    .set({ vote_choice: input.choice, vote_text: input.text, voted_at: input.now })
+    .set({ vote_choice: input.choice, vote_text: input.text, vote_values: input.values, voted_at: input.now })
     .where('id', '=', input.reviewerId)
     .where('pause_id', '=', input.pauseId)
     .where('voted_at', 'is', null)
@@ -334,6 +386,8 @@ const markDecided = prepared((db, input: VoteStatement) =>
       status: 'responded',
       response_choice: input.choice,
       response_text: input.text,
+      response_values: input.values,
+      response_edited: input.edited,
       response_at: input.now,
       responded_by: input.reviewerId,
       updated_at: input.now,

@@ -19,6 +19,9 @@ main { max-width: 40rem; margin: 0 auto; padding: 1.25rem 1rem 3rem; }
 .eyebrow { margin: 0 0 .5rem; color: var(--muted); font-size: .85rem; letter-spacing: .04em; text-transform: uppercase; }
 h1 { margin: 0 0 .75rem; font-size: 1.5rem; line-height: 1.25; overflow-wrap: anywhere; }
 .details { margin: 0 0 1.25rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+.proposed dl { margin: 0 0 .5rem; display: grid; grid-template-columns: minmax(6rem, max-content) 1fr; gap: .25rem 1rem; }
+.proposed dt { font-weight: 600; }
+.proposed dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .time-left { margin: 0 0 1.25rem; color: var(--muted); font-size: .95rem; }
 label { display: block; font-weight: 600; margin: 0 0 .35rem; }
 textarea { width: 100%; min-height: 6rem; padding: .6rem .7rem; font: inherit; color: inherit; background: transparent;
@@ -29,7 +32,9 @@ textarea { width: 100%; min-height: 6rem; padding: .6rem .7rem; font: inherit; c
 button, .button { flex: 1 1 10rem; min-height: 3rem; padding: .7rem 1rem; font: inherit; font-weight: 600; cursor: pointer;
   border-radius: 8px; border: 1px solid var(--accent); background: transparent; color: var(--accent); text-align: center;
   text-decoration: none; overflow-wrap: anywhere; }
-button.primary { background: var(--accent); color: var(--accent-fg); }
+button.primary, button.picked { background: var(--accent); color: var(--accent-fg); }
+button.danger { border-color: var(--bad); color: var(--bad); }
+button.danger.picked { background: var(--bad); color: var(--accent-fg); }
 button:hover { filter: brightness(1.08); }
 button:focus-visible, a:focus-visible, textarea:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 button:disabled { opacity: .55; cursor: not-allowed; }

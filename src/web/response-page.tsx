@@ -1,5 +1,6 @@
 import type { Child } from '@pausepoint/jsx';
 import type { Question } from '../actions/answer-pause.js';
+import type { Form } from '../domain/form.js';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import { formatTimeLeft } from '../domain/time-format.js';
 import { documentOf } from '../html.js';
@@ -113,7 +114,12 @@ function AnswerForm({ state, noun = 'answer', extras = {} }: { state: PageState;
   const { question } = state;
   const id = `text${extras.idSuffix ?? ''}`;
   const preselected = state.preselected && question.options.includes(state.preselected) ? state.preselected : undefined;
-  const primary = preselected ?? question.options[0];
+  // Options look alike unless the developer styled one (options_style): no
+  // option is shown as the one to press. The option the reader picked in
+  // their email is marked, for them to confirm.
+  const classOf = (option: string) =>
+    [question.options_style[option], option === preselected ? 'picked' : undefined].filter(Boolean).join(' ') ||
+    undefined;
   return (
     <>
       <TimeLeft question={question} now={state.now} />
@@ -122,6 +128,7 @@ function AnswerForm({ state, noun = 'answer', extras = {} }: { state: PageState;
           You picked <strong>{preselected}</strong>. Confirm it below, or choose another {noun}.
         </p>
       )}
+      {question.form && <ProposedValues form={question.form} />}
       <form method="post" action={state.action} data-answer="">
         {Object.entries(extras.hidden ?? {}).map(([name, value]) => (
           <input type="hidden" name={name} value={value} />
@@ -129,7 +136,10 @@ function AnswerForm({ state, noun = 'answer', extras = {} }: { state: PageState;
         {question.allow_text && (
           <>
             <label for={id}>
-              Comment <span class="hint">(optional)</span>
+              Comment{' '}
+              <span class="hint">
+                {question.require_text.length > 0 ? `(required for ${question.require_text.join(', ')})` : '(optional)'}
+              </span>
             </label>
             <textarea id={id} name="text" maxlength={MAX_TEXT_LENGTH} aria-describedby={`${id}-hint`}></textarea>
             <p class="hint" id={`${id}-hint`}>
@@ -140,13 +150,41 @@ function AnswerForm({ state, noun = 'answer', extras = {} }: { state: PageState;
         <fieldset class="options">
           <legend>Your {noun}</legend>
           {question.options.map((option) => (
-            <button type="submit" name="choice" value={option} class={option === primary ? 'primary' : undefined}>
+            <button type="submit" name="choice" value={option} class={classOf(option)}>
               {option}
             </button>
           ))}
         </fieldset>
       </form>
     </>
+  );
+}
+
+/**
+ * A form's proposed values, read-only: until the page draws the form's inputs
+ * (issue 25, item 2) an answer given here keeps them, so the reader sees what
+ * they approve. Each field by its title, else its name.
+ */
+function ProposedValues({ form }: { form: Form }) {
+  if (!form.values) return null;
+  const properties = (form.schema.properties ?? {}) as Record<string, { title?: unknown }>;
+  const labelOf = (name: string) => {
+    const title = properties[name]?.title;
+    return typeof title === 'string' ? title : name;
+  };
+  return (
+    <section class="proposed" aria-label="Proposed values">
+      <p class="eyebrow">Proposed values</p>
+      <dl>
+        {Object.entries(form.values).map(([name, value]) => (
+          <>
+            <dt>{labelOf(name)}</dt>
+            <dd>{typeof value === 'string' ? value : <code>{JSON.stringify(value)}</code>}</dd>
+          </>
+        ))}
+      </dl>
+      <p class="hint">Answering {form.on.join(' or ')} keeps these values as they are.</p>
+    </section>
   );
 }
 

@@ -42,6 +42,8 @@ describe('submitAnswer on a shared link', () => {
       status: 'responded',
       choice: 'ship',
       text: 'go ahead',
+      values: null,
+      edited: false,
       response_at: expect.any(String),
     });
     expect(await refusal(submitAnswer(services, token, { choice: 'hold' }))).toBe('already_responded');

@@ -293,6 +293,8 @@ async function checkInvariants(c: Created, expired: boolean): Promise<void> {
         status: 'responded',
         choice: sent.choice,
         text,
+        values: null,
+        edited: false,
         response_at: row.response_at,
       });
     }
@@ -310,6 +312,8 @@ async function checkInvariants(c: Created, expired: boolean): Promise<void> {
     expect(view.body.response, context).toEqual({
       choice: expected,
       text: null,
+      values: null,
+      edited: false,
       response_at: pause.expires_at,
       responded_by: null,
       votes: [],

@@ -149,9 +149,17 @@ describe('ask with reviewers', () => {
         email: 'ana@example.com',
         choice: 'approve',
         text: 'looks fine',
+        values: null,
         voted_at: expect.any(String),
       },
-      { reviewer_id: bo.id, email: 'bo@example.com', choice: 'approve', text: null, voted_at: expect.any(String) },
+      {
+        reviewer_id: bo.id,
+        email: 'bo@example.com',
+        choice: 'approve',
+        text: null,
+        values: null,
+        voted_at: expect.any(String),
+      },
     ]);
     expect(outcome.pause.response).toMatchObject({ responded_by: outcome.responded_by, votes });
     expect(reviewerOf(outcome.pause, 'cy@example.com').vote).toBeNull();

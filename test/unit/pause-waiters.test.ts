@@ -170,7 +170,9 @@ it('a transition wakes its pause’s waiters once it commits, with nobody signal
   const a = hourly.waitForPause('pause_a', HOUR);
   const b = hourly.waitForPause('pause_b', HOUR);
   const now = new Date().toISOString();
-  expect(await respondToPause(store, { pauseId: 'pause_a', choice: 'approve', text: null, now })).not.toBeNull();
+  expect(
+    await respondToPause(store, { pauseId: 'pause_a', choice: 'approve', text: null, values: null, edited: 0, now }),
+  ).not.toBeNull();
   expect(await settled(a)).toBe(true);
   expect(await settled(b)).toBe(false);
   const cancel = { pauseId: 'pause_b', developerId: 'dev_1', mode: 'test' as const, clock: systemClock };
@@ -185,7 +187,16 @@ it('a transition that changes nothing wakes nobody', async () => {
   await addPauses(['pause_a']);
   const a = hourly.waitForPause('pause_a', HOUR);
   const now = new Date().toISOString();
-  expect(await respondToPause(store, { pauseId: 'pause_a', choice: 'not an option', text: null, now })).toBeNull();
+  expect(
+    await respondToPause(store, {
+      pauseId: 'pause_a',
+      choice: 'not an option',
+      text: null,
+      values: null,
+      edited: 0,
+      now,
+    }),
+  ).toBeNull();
   expect(await settled(a)).toBe(false);
   hourly.close();
   await a;

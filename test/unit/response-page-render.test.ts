@@ -9,6 +9,9 @@ const question: Question = {
   body: null,
   options: ['approve', 'reject'],
   allow_text: false,
+  form: null,
+  require_text: [],
+  options_style: {},
   expires_at: '2030-01-15T15:30:00.000Z',
   status: 'pending',
   response: null,
@@ -16,6 +19,46 @@ const question: Question = {
 const render = (now: string) => renderQuestionPage({ question, action: '/r/token', now: new Date(now) });
 
 describe('renderQuestionPage', () => {
+  it('styles no option as the one to press unless the developer marked one', () => {
+    const plain = render('2030-01-15T15:00:00.000Z');
+    expect(plain).toContain('<button type="submit" name="choice" value="approve">');
+    expect(plain).toContain('<button type="submit" name="choice" value="reject">');
+    expect(plain).not.toMatch(/class="(primary|danger)/);
+    const styled = renderQuestionPage({
+      question: { ...question, options_style: { reject: 'danger', approve: 'primary' } },
+      action: '/r/token',
+      now: new Date('2030-01-15T15:00:00.000Z'),
+    });
+    expect(styled).toContain('value="approve" class="primary"');
+    expect(styled).toContain('value="reject" class="danger"');
+  });
+
+  it('shows a form’s proposed values, read-only and escaped, and says which options need a reason', () => {
+    const html = renderQuestionPage({
+      question: {
+        ...question,
+        allow_text: true,
+        require_text: ['reject'],
+        form: {
+          schema: {
+            type: 'object',
+            properties: { amount: { type: 'number', title: 'Amount (USD)' }, args: { type: 'object' } },
+          },
+          values: { amount: 1250, args: { to: '<b>ann</b>' } },
+          on: ['approve'],
+        },
+      },
+      action: '/r/token',
+      now: new Date('2030-01-15T15:00:00.000Z'),
+    });
+    expect(html).toContain('<dt>Amount (USD)</dt><dd><code>1250</code></dd>');
+    expect(html).toContain('<dt>args</dt><dd><code>{&quot;to&quot;:&quot;&lt;b&gt;ann&lt;/b&gt;&quot;}</code></dd>');
+    expect(html).toContain('Answering approve keeps these values as they are.');
+    expect(html).toContain('(required for reject)');
+    expect(html).not.toContain('(optional)');
+    expect(render('2030-01-15T15:00:00.000Z')).not.toContain('Proposed values');
+  });
+
   it('shows an open question with the deadline in UTC, marked up for the script to localise', () => {
     const html = render('2030-01-15T15:00:00.000Z');
     expect(html).toContain('A decision is needed');
@@ -41,7 +84,12 @@ describe('renderQuestionPage', () => {
 // outcome's comment is not shown).
 describe('renderQuestionPage for a reviewer', () => {
   const quorum = { needed: 2, reviewers: 3, votes_so_far: 1, veto: [] as string[] };
-  const voted = { choice: 'approve', text: 'Looks good <b>to me</b>', voted_at: '2030-01-15T15:05:00.000Z' };
+  const voted = {
+    choice: 'approve',
+    text: 'Looks good <b>to me</b>',
+    values: null,
+    voted_at: '2030-01-15T15:05:00.000Z',
+  };
   const now = new Date('2030-01-15T15:10:00.000Z');
   const reviewerPage = (over: Partial<Question>, extra: { justAnswered?: boolean; error?: string } = {}) =>
     renderQuestionPage({
@@ -61,7 +109,7 @@ describe('renderQuestionPage for a reviewer', () => {
     expect(html).toContain('<legend>Your vote</legend>');
     expect(html).toContain('Sent along with your vote.');
     expect(html).toContain('Time left: 20 min 0 s');
-    expect(html).toContain('<button type="submit" name="choice" value="approve" class="primary">approve</button>');
+    expect(html).toContain('<button type="submit" name="choice" value="approve">approve</button>');
     expect(html).not.toContain('You voted');
   });
 
@@ -101,7 +149,7 @@ describe('renderQuestionPage for a reviewer', () => {
       ...extra,
     });
     expect(open).toContain('You picked <strong>reject</strong>. Confirm it below, or choose another vote.');
-    expect(open).toContain('value="reject" class="primary"');
+    expect(open).toContain('value="reject" class="picked"');
     const done = renderQuestionPage({
       question: { ...question, quorum, your_vote: voted },
       action: '/r/t',
@@ -130,7 +178,13 @@ describe('renderQuestionPage for a reviewer', () => {
   });
 
   it('once decided: the outcome and their own vote, never the deciding comment', () => {
-    const response = { choice: 'reject', text: 'SOMEONE-ELSES-COMMENT', response_at: '2030-01-15T15:08:00.000Z' };
+    const response = {
+      choice: 'reject',
+      text: 'SOMEONE-ELSES-COMMENT',
+      values: null,
+      edited: false,
+      response_at: '2030-01-15T15:08:00.000Z',
+    };
     const decided = {
       status: 'responded' as const,
       response,
@@ -169,7 +223,7 @@ describe('renderQuestionPage for a reviewer', () => {
 
     const withDefault = reviewerPage({
       status: 'timed_out',
-      response: { choice: 'reject', text: null, response_at: question.expires_at },
+      response: { choice: 'reject', text: null, values: null, edited: false, response_at: question.expires_at },
     });
     expect(withDefault).toContain('The default answer <strong>reject</strong> was applied.');
     expect(withDefault).toContain('You did not vote.');

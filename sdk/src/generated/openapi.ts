@@ -585,6 +585,23 @@ export interface paths {
                                 body: string | null;
                                 options: string[];
                                 allow_text: boolean;
+                                form: {
+                                    /** @description The JSON Schema the values must meet. */
+                                    schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    values: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    /** @description The options that submit the form. */
+                                    on: string[];
+                                } | null;
+                                /** @description Options that need a written reason. */
+                                require_text: string[];
+                                /** @description How each option the developer marked is shown; the others look alike. */
+                                options_style: {
+                                    [key: string]: "primary" | "danger";
+                                };
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
@@ -598,6 +615,11 @@ export interface paths {
                                 response: {
                                     choice: string | null;
                                     text: string | null;
+                                    values: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    /** @description True when the values differ from the proposed ones. */
+                                    edited: boolean;
                                     /**
                                      * Format: date-time
                                      * @description ISO 8601 UTC
@@ -613,6 +635,9 @@ export interface paths {
                                         email: string;
                                         choice: string;
                                         text: string | null;
+                                        values: {
+                                            [key: string]: unknown;
+                                        } | null;
                                         /**
                                          * Format: date-time
                                          * @description ISO 8601 UTC
@@ -640,6 +665,9 @@ export interface paths {
                                     vote: {
                                         choice: string;
                                         text: string | null;
+                                        values: {
+                                            [key: string]: unknown;
+                                        } | null;
                                         /**
                                          * Format: date-time
                                          * @description ISO 8601 UTC
@@ -778,6 +806,25 @@ export interface paths {
                                 name?: string;
                             }[];
                         };
+                        /** @description A form the human fills in: the answer carries its `values`. */
+                        form?: {
+                            /** @description A JSON Schema (draft 2020-12) of `type: "object"`: at most 30 properties, 16 KiB as JSON. */
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The proposed answer, shown prefilled; must meet the schema; at most 64 KiB as JSON. */
+                            values?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The options that submit the form; default every option. */
+                            on?: string[];
+                        };
+                        /** @description Options that need a written reason, e.g. ["reject"]; implies `allow_text`. */
+                        require_text?: string[];
+                        /** @description How an option is shown, e.g. {"reject": "danger"}; options not named look alike, none styled as the one to press. */
+                        options_style?: {
+                            [key: string]: "primary" | "danger";
+                        };
                     };
                 };
             };
@@ -798,6 +845,23 @@ export interface paths {
                             body: string | null;
                             options: string[];
                             allow_text: boolean;
+                            form: {
+                                /** @description The JSON Schema the values must meet. */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                                values: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description The options that submit the form. */
+                                on: string[];
+                            } | null;
+                            /** @description Options that need a written reason. */
+                            require_text: string[];
+                            /** @description How each option the developer marked is shown; the others look alike. */
+                            options_style: {
+                                [key: string]: "primary" | "danger";
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -811,6 +875,11 @@ export interface paths {
                             response: {
                                 choice: string | null;
                                 text: string | null;
+                                values: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description True when the values differ from the proposed ones. */
+                                edited: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
@@ -826,6 +895,9 @@ export interface paths {
                                     email: string;
                                     choice: string;
                                     text: string | null;
+                                    values: {
+                                        [key: string]: unknown;
+                                    } | null;
                                     /**
                                      * Format: date-time
                                      * @description ISO 8601 UTC
@@ -853,6 +925,9 @@ export interface paths {
                                 vote: {
                                     choice: string;
                                     text: string | null;
+                                    values: {
+                                        [key: string]: unknown;
+                                    } | null;
                                     /**
                                      * Format: date-time
                                      * @description ISO 8601 UTC
@@ -902,6 +977,23 @@ export interface paths {
                             body: string | null;
                             options: string[];
                             allow_text: boolean;
+                            form: {
+                                /** @description The JSON Schema the values must meet. */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                                values: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description The options that submit the form. */
+                                on: string[];
+                            } | null;
+                            /** @description Options that need a written reason. */
+                            require_text: string[];
+                            /** @description How each option the developer marked is shown; the others look alike. */
+                            options_style: {
+                                [key: string]: "primary" | "danger";
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -915,6 +1007,11 @@ export interface paths {
                             response: {
                                 choice: string | null;
                                 text: string | null;
+                                values: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description True when the values differ from the proposed ones. */
+                                edited: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
@@ -930,6 +1027,9 @@ export interface paths {
                                     email: string;
                                     choice: string;
                                     text: string | null;
+                                    values: {
+                                        [key: string]: unknown;
+                                    } | null;
                                     /**
                                      * Format: date-time
                                      * @description ISO 8601 UTC
@@ -957,6 +1057,9 @@ export interface paths {
                                 vote: {
                                     choice: string;
                                     text: string | null;
+                                    values: {
+                                        [key: string]: unknown;
+                                    } | null;
                                     /**
                                      * Format: date-time
                                      * @description ISO 8601 UTC
@@ -1128,6 +1231,23 @@ export interface paths {
                             body: string | null;
                             options: string[];
                             allow_text: boolean;
+                            form: {
+                                /** @description The JSON Schema the values must meet. */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                                values: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description The options that submit the form. */
+                                on: string[];
+                            } | null;
+                            /** @description Options that need a written reason. */
+                            require_text: string[];
+                            /** @description How each option the developer marked is shown; the others look alike. */
+                            options_style: {
+                                [key: string]: "primary" | "danger";
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -1141,6 +1261,11 @@ export interface paths {
                             response: {
                                 choice: string | null;
                                 text: string | null;
+                                values: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description True when the values differ from the proposed ones. */
+                                edited: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
@@ -1156,6 +1281,9 @@ export interface paths {
                                     email: string;
                                     choice: string;
                                     text: string | null;
+                                    values: {
+                                        [key: string]: unknown;
+                                    } | null;
                                     /**
                                      * Format: date-time
                                      * @description ISO 8601 UTC
@@ -1183,6 +1311,9 @@ export interface paths {
                                 vote: {
                                     choice: string;
                                     text: string | null;
+                                    values: {
+                                        [key: string]: unknown;
+                                    } | null;
                                     /**
                                      * Format: date-time
                                      * @description ISO 8601 UTC
@@ -1305,6 +1436,23 @@ export interface paths {
                             body: string | null;
                             options: string[];
                             allow_text: boolean;
+                            form: {
+                                /** @description The JSON Schema the values must meet. */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                                values: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description The options that submit the form. */
+                                on: string[];
+                            } | null;
+                            /** @description Options that need a written reason. */
+                            require_text: string[];
+                            /** @description How each option the developer marked is shown; the others look alike. */
+                            options_style: {
+                                [key: string]: "primary" | "danger";
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -1318,6 +1466,11 @@ export interface paths {
                             response: {
                                 choice: string | null;
                                 text: string | null;
+                                values: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description True when the values differ from the proposed ones. */
+                                edited: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
@@ -1333,6 +1486,9 @@ export interface paths {
                                     email: string;
                                     choice: string;
                                     text: string | null;
+                                    values: {
+                                        [key: string]: unknown;
+                                    } | null;
                                     /**
                                      * Format: date-time
                                      * @description ISO 8601 UTC
@@ -1360,6 +1516,9 @@ export interface paths {
                                 vote: {
                                     choice: string;
                                     text: string | null;
+                                    values: {
+                                        [key: string]: unknown;
+                                    } | null;
                                     /**
                                      * Format: date-time
                                      * @description ISO 8601 UTC
@@ -1791,6 +1950,23 @@ export interface paths {
                             body: string | null;
                             options: string[];
                             allow_text: boolean;
+                            form: {
+                                /** @description The JSON Schema the values must meet. */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                                values: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description The options that submit the form. */
+                                on: string[];
+                            } | null;
+                            /** @description Options that need a written reason. */
+                            require_text: string[];
+                            /** @description How each option the developer marked is shown; the others look alike. */
+                            options_style: {
+                                [key: string]: "primary" | "danger";
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC
@@ -1800,6 +1976,11 @@ export interface paths {
                             response: {
                                 choice: string | null;
                                 text: string | null;
+                                values: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description True when the values differ from the proposed ones. */
+                                edited: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
@@ -1815,6 +1996,9 @@ export interface paths {
                             your_vote?: {
                                 choice: string;
                                 text: string | null;
+                                values: {
+                                    [key: string]: unknown;
+                                } | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC
@@ -1868,6 +2052,9 @@ export interface paths {
                     "application/json": {
                         choice: string;
                         text?: string | null;
+                        values?: {
+                            [key: string]: unknown;
+                        } | null;
                     };
                 };
             };
@@ -1883,10 +2070,18 @@ export interface paths {
                             /** @description The outcome's choice; null while undecided. */
                             choice: string | null;
                             text: string | null;
+                            values: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description True when the values differ from the proposed ones. */
+                            edited: boolean;
                             response_at: string | null;
                             your_vote?: {
                                 choice: string;
                                 text: string | null;
+                                values: {
+                                    [key: string]: unknown;
+                                } | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import type { PresentedNotification, PresentedPause, PresentedReviewer } from '../../actions/present-pause.js';
+import type { JsonObject } from '../../domain/form.js';
 import { MAX_ID_LENGTH } from '../../domain/ids.js';
 import { ModeSchema, Timestamp } from '../../http/schemas.js';
 
@@ -12,11 +13,46 @@ export const PauseStatusSchema = Type.Union([
 
 const Nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/** A JSON object whose fields a form's schema names (or, for `schema`, the schema itself). */
+const JsonObjectSchema = (description?: string) =>
+  Type.Unsafe<JsonObject>(Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) }));
+
+/** A form's values: an object whose fields the form's schema names. */
+const ValuesSchema = Nullable(JsonObjectSchema());
+
+/** A pause's form (DESIGN.md, "Typed answers"), as the pause and its response link show it. */
+export const FormSchema = Nullable(
+  Type.Object(
+    {
+      schema: JsonObjectSchema('The JSON Schema the values must meet.'),
+      values: ValuesSchema,
+      on: Type.Array(Type.String(), { description: 'The options that submit the form.' }),
+    },
+    { description: 'The form the answer fills in; null for a pause without.' },
+  ),
+);
+
+/** Typed answers' fields of a question, on the pause and on its response link. */
+export const TypedAnswerFields = {
+  form: FormSchema,
+  require_text: Type.Array(Type.String(), { description: 'Options that need a written reason.' }),
+  options_style: Type.Record(Type.String(), Type.Union([Type.Literal('primary'), Type.Literal('danger')]), {
+    description: 'How each option the developer marked is shown; the others look alike.',
+  }),
+};
+
+/** An answer's values, and whether they differ from the proposed ones. */
+export const AnswerValuesFields = {
+  values: ValuesSchema,
+  edited: Type.Boolean({ description: 'True when the values differ from the proposed ones.' }),
+};
+
 /** The outcome as the human-facing API shows it: no names, no votes. */
 export const ResponseSchema = Nullable(
   Type.Object({
     choice: Nullable(Type.String()),
     text: Nullable(Type.String()),
+    ...AnswerValuesFields,
     response_at: Timestamp,
   }),
 );
@@ -32,6 +68,7 @@ export const VoteSchema = Type.Object({
   email: Type.String(),
   choice: Type.String(),
   text: Nullable(Type.String()),
+  values: ValuesSchema,
   voted_at: Timestamp,
 });
 
@@ -40,6 +77,7 @@ const DeveloperResponseSchema = Nullable(
   Type.Object({
     choice: Nullable(Type.String()),
     text: Nullable(Type.String()),
+    ...AnswerValuesFields,
     response_at: Timestamp,
     responded_by: Nullable(ReviewerRefSchema),
     votes: Type.Array(VoteSchema),
@@ -47,7 +85,7 @@ const DeveloperResponseSchema = Nullable(
 );
 
 export const OwnVoteSchema = Nullable(
-  Type.Object({ choice: Type.String(), text: Nullable(Type.String()), voted_at: Timestamp }),
+  Type.Object({ choice: Type.String(), text: Nullable(Type.String()), values: ValuesSchema, voted_at: Timestamp }),
 );
 
 const ReviewerSchema = Type.Object({
@@ -87,6 +125,7 @@ export const PauseObject = Type.Object({
   body: Type.Union([Type.String(), Type.Null()]),
   options: Type.Array(Type.String()),
   allow_text: Type.Boolean(),
+  ...TypedAnswerFields,
   expires_at: Timestamp,
   timeout_default: Type.Union([Type.String(), Type.Null()]),
   metadata: Type.Object({}, { additionalProperties: true }),

@@ -2,7 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { AnswerInput, questionFor, responderFor, submitAnswer } from '../../actions/answer-pause.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
-import { OwnVoteSchema, PauseStatusSchema, ResponseSchema } from '../pauses/schemas.js';
+import {
+  AnswerValuesFields,
+  OwnVoteSchema,
+  PauseStatusSchema,
+  ResponseSchema,
+  TypedAnswerFields,
+} from '../pauses/schemas.js';
 
 // No length rule here: any token that is not genuine is a 404, whatever its shape.
 const TokenParams = Type.Object({ token: Type.String() });
@@ -12,6 +18,7 @@ const QuestionSchema = Type.Object({
   body: Type.Union([Type.String(), Type.Null()]),
   options: Type.Array(Type.String()),
   allow_text: Type.Boolean(),
+  ...TypedAnswerFields,
   expires_at: Timestamp,
   status: PauseStatusSchema,
   response: ResponseSchema,
@@ -28,10 +35,9 @@ const Answered = Type.Object({
   status: PauseStatusSchema,
   choice: Type.Union([Type.String(), Type.Null()], { description: "The outcome's choice; null while undecided." }),
   text: Type.Union([Type.String(), Type.Null()]),
+  ...AnswerValuesFields,
   response_at: Type.Union([Timestamp, Type.Null()]),
-  your_vote: Type.Optional(
-    Type.Object({ choice: Type.String(), text: Type.Union([Type.String(), Type.Null()]), voted_at: Timestamp }),
-  ),
+  your_vote: Type.Optional(Type.Exclude(OwnVoteSchema, Type.Null())),
 });
 
 export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {

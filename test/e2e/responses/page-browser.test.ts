@@ -107,9 +107,15 @@ describe('the response page in Chromium', () => {
       expect(box!.x + box!.width).toBeLessThanOrEqual(390);
       expect(box!.height).toBeGreaterThanOrEqual(44);
     }
-    expect(await page.locator('button.primary').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(
-      'rgb(31, 95, 209)',
+    // No option is styled as the one to press: they all look alike, the first one too.
+    expect(await page.locator('button.primary, button.danger, button.picked').count()).toBe(0);
+    const looks = await optionButtons(page).evaluateAll((buttons) =>
+      buttons.map((el) => {
+        const style = getComputedStyle(el);
+        return `${style.backgroundColor} ${style.color} ${style.borderColor}`;
+      }),
     );
+    expect(new Set(looks).size).toBe(1);
     await page.screenshot({ path: join(artifacts, 'response-page-pending.png'), fullPage: true });
 
     const text = 'Go after the 14:00 stand-up, please.';
@@ -167,6 +173,24 @@ describe('the response page in Chromium', () => {
       response: { choice: 'reject', text: 'typed without JS' },
     });
     expect(requests.filter((r) => r.startsWith('POST '))).toHaveLength(1);
+  });
+
+  it('styles an option only as the developer marked it: primary filled, danger red, the rest alike', async () => {
+    const pause = await createPause(service.url, alice.test, {
+      title: 'Drop the orders_2019 table?',
+      options: ['drop', 'keep', 'ask me later'],
+      options_style: { keep: 'primary', drop: 'danger' },
+    });
+    const { page } = await open(PHONE);
+    await page.goto(pause.response_url);
+    const look = (name: string) =>
+      page.getByRole('button', { name, exact: true }).evaluate((el) => {
+        const style = getComputedStyle(el);
+        return { background: style.backgroundColor, color: style.color };
+      });
+    expect(await look('keep')).toEqual({ background: 'rgb(31, 95, 209)', color: 'rgb(255, 255, 255)' });
+    expect(await look('drop')).toEqual({ background: 'rgba(0, 0, 0, 0)', color: 'rgb(161, 37, 27)' });
+    expect(await look('ask me later')).toEqual({ background: 'rgba(0, 0, 0, 0)', color: 'rgb(31, 95, 209)' });
   });
 
   it('is operable with the keyboard alone: Tab reaches the comment and each option, Enter and Space answer', async () => {
@@ -266,10 +290,13 @@ describe('the response page in Chromium', () => {
     expect(await page.getByRole('status').textContent()).toContain('You picked approve');
     expect(await optionButtons(page).count()).toBe(2);
 
-    // The preselected option becomes the primary button; an unknown one is ignored.
+    // The preselected option is marked (filled) for the reader to confirm; an unknown one is ignored.
     await page.goto(`${pause.response_url}?choice=reject`);
     expect(await page.getByRole('status').textContent()).toContain('You picked reject');
-    expect(await page.locator('button.primary').textContent()).toBe('reject');
+    expect(await page.locator('button.picked').textContent()).toBe('reject');
+    expect(await page.locator('button.picked').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(
+      'rgb(31, 95, 209)',
+    );
     await page.goto(`${pause.response_url}?choice=maybe`);
     expect(await page.getByRole('status').count()).toBe(0);
 

@@ -30,7 +30,18 @@ describe('the respond API', () => {
     const reply = await call(service.url, 'GET', `/v1/respond/${tokenOf(pause)}`);
     expect(reply.status).toBe(200);
     expect(Object.keys(reply.body).sort()).toEqual(
-      ['allow_text', 'body', 'expires_at', 'options', 'response', 'status', 'title'].sort(),
+      [
+        'allow_text',
+        'body',
+        'expires_at',
+        'options',
+        'response',
+        'status',
+        'title',
+        'form',
+        'require_text',
+        'options_style',
+      ].sort(),
     );
     expect(reply.text).not.toMatch(/S3CR3T|ops@example|dev_|pause_/);
   });

@@ -58,8 +58,10 @@ describe('reviewers', () => {
       status: 'pending',
       choice: null,
       text: null,
+      values: null,
+      edited: false,
       response_at: null,
-      your_vote: { choice: 'approve', text: 'fine by me', voted_at: expect.any(String) },
+      your_vote: { choice: 'approve', text: 'fine by me', values: null, voted_at: expect.any(String) },
     });
     expect((await read(pause.id)).status).toBe('pending');
     const second = await vote(bob, 'reject');
@@ -246,6 +248,8 @@ describe('reviewers', () => {
       status: 'responded',
       choice: 'approve',
       text: null,
+      values: null,
+      edited: false,
       response_at: expect.any(String),
     });
     const [event] = await eventsOf(service, pause.id);

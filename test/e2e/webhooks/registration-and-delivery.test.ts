@@ -239,6 +239,7 @@ describe('delivery', () => {
       reviewer: { id: ann.id, email: 'ann@example.com', name: 'Ann' },
       choice: 'approve',
       text: null,
+      values: null,
       voted_at: expect.any(String),
       votes_so_far: 1,
       metadata: { ticket: 9 },
