@@ -11,6 +11,7 @@
 //   no database): what Fastify itself costs for a create request.
 import Fastify from 'fastify';
 import { CreatePauseInput } from '../src/actions/create-pause.js';
+import type { PresentedPause } from '../src/actions/present-pause.js';
 import { PauseObject } from '../src/routes/pauses/schemas.js';
 
 const port = Number(process.env.PORT ?? 3001);
@@ -24,7 +25,8 @@ app.post('/pause', { schema: { body: CreatePauseInput, response: { 201: PauseObj
   const body = request.body as { title: string; body?: string; expires_in?: number; metadata?: object };
   const now = new Date();
   const createdAt = now.toISOString();
-  return reply.code(201).send({
+  // Typed as the service's pause, so a field added there fails the type check here, not the benchmark at run time.
+  const pause: PresentedPause = {
     id: PAUSE_ID,
     object: 'pause',
     mode: 'test',
@@ -33,6 +35,9 @@ app.post('/pause', { schema: { body: CreatePauseInput, response: { 201: PauseObj
     body: body.body ?? null,
     options: ['approve', 'reject'],
     allow_text: false,
+    form: null,
+    require_text: [],
+    options_style: {},
     expires_at: new Date(now.getTime() + (body.expires_in ?? 3600) * 1000).toISOString(),
     timeout_default: null,
     metadata: body.metadata ?? {},
@@ -41,13 +46,14 @@ app.post('/pause', { schema: { body: CreatePauseInput, response: { 201: PauseObj
     notifications: [],
     reviewers: [],
     quorum: null,
-    veto: null,
+    veto: [],
     remind_every: null,
     remind_max: null,
     escalate: null,
     created_at: createdAt,
     updated_at: createdAt,
-  });
+  };
+  return reply.code(201).send(pause);
 });
 
 await app.listen({ port, host: '127.0.0.1' });
