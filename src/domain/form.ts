@@ -239,7 +239,7 @@ function compiledForm(schema: JsonObject, text = JSON.stringify(schema)): Compil
   const key = canonicalJson(schema);
   let entry = key === text ? undefined : recall(key);
   if (!entry) {
-    const copy = JSON.parse(key) as JsonObject; // its own object: nothing else holds or changes it
+    const copy = structuredClone(schema); // its own object: nothing else holds or changes it
     entry = compileForm(copy);
     remember(key, entry);
   }
