@@ -145,9 +145,12 @@ function postgresDialect(url: string): PostgresDialect {
     pool: async () => {
       const { default: pg } = await import('pg');
       const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
-      // An idle client's error (the server restarting) must not crash the
-      // process; the next query reports it.
+      // A client's error (the server restarting, the database dropped) must not
+      // crash the process; the next query reports it. The pool hears its idle
+      // clients; a client checked out between two statements (a transaction's)
+      // emits to itself, so each client gets a listener too.
       pool.on('error', () => {});
+      pool.on('connect', (client) => client.on('error', () => {}));
       return pool;
     },
   });
