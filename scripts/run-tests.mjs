@@ -46,6 +46,7 @@ const reports = mkdtempSync(join(tmpdir(), 'pausepoint-reports-'));
 let passed = 0;
 let failed = 0;
 const reasons = [];
+const failedTests = [];
 try {
   // The engines' runs go side by side: the tests mostly wait (on HTTP, the
   // database, a browser), and one run alone keeps about one core of two busy.
@@ -68,11 +69,14 @@ try {
     failed += results.numFailedTests;
     console.log(`${engine}: ${results.numPassedTests} passed, ${results.numFailedTests} failed`);
     reasons.push(...failuresOf(engine, run, results));
+    failedTests.push(...failedTestsOf(engine, results));
   }
 } finally {
   rmSync(reports, { recursive: true, force: true });
 }
 console.log(`\n${passed} passed, ${failed} failed`);
+// The failed tests again, last: a CI log is often read from its tail only.
+for (const line of failedTests) console.log(line);
 if (reasons.length > 0) console.log(`failed: ${reasons.join('; ')}`);
 process.exit(reasons.length === 0 ? 0 : 1);
 
@@ -134,6 +138,24 @@ function failuresOf(engine, run, results) {
     reasons.push(`${engine} vitest ${howItEnded(run)} with no failed test (an error outside the tests; see above)`);
   }
   return reasons;
+}
+
+/** One line for each failed test of a report: engine, file, name and the first line of why. */
+function failedTestsOf(engine, results) {
+  const lines = [];
+  for (const file of results.testResults ?? []) {
+    const path = file.name.slice(process.cwd().length + 1);
+    for (const test of file.assertionResults ?? []) {
+      if (test.status !== 'failed') continue;
+      const why = (test.failureMessages?.[0] ?? '').split('\n')[0].slice(0, 300);
+      lines.push(`FAILED ${engine} ${path} > ${test.fullName}: ${why}`);
+    }
+    // A file that failed before its tests ran (an import error, a hook) has no failed test.
+    if (file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed')) {
+      lines.push(`FAILED ${engine} ${path}: ${(file.message ?? '').split('\n')[0].slice(0, 300)}`);
+    }
+  }
+  return lines;
 }
 
 function howItEnded(run) {
