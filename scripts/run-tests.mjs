@@ -2,7 +2,8 @@
 // The project's test command: the whole suite on SQLite and, when
 // TEST_POSTGRES_URL is set, again on PostgreSQL beside it, and a closing line
 // that counts both, `N passed, N failed`. CI reads that line. When the run fails, one more
-// line after it says why: `failed: <reason>; <reason>`.
+// line after it says why: `failed: <reason>; <reason>`, and before the count a line
+// for each failed test: `FAILED <engine> <file> > <test>: <first line of why>`.
 // The PostgreSQL run leaves out the files of ENGINE_INDEPENDENT: they ran once,
 // in the SQLite run, and would only repeat it.
 import { spawn } from 'node:child_process';
@@ -74,9 +75,10 @@ try {
 } finally {
   rmSync(reports, { recursive: true, force: true });
 }
-console.log(`\n${passed} passed, ${failed} failed`);
-// The failed tests again, last: a CI log is often read from its tail only.
+// The failed tests again, at the end, before the count: a CI log is often read from its tail only.
+if (failedTests.length > 0) console.log('');
 for (const line of failedTests) console.log(line);
+console.log(`\n${passed} passed, ${failed} failed`);
 if (reasons.length > 0) console.log(`failed: ${reasons.join('; ')}`);
 process.exit(reasons.length === 0 ? 0 : 1);
 

@@ -65,5 +65,11 @@ describe('scripts/run-tests.mjs', { timeout: 120_000 }, () => {
     expect(run.code).toBe(1);
     expect(run.lines.at(-2)).toBe('2 passed, 2 failed');
     expect(run.lines.at(-1)).toBe('failed: sqlite: 1 test failed; postgres: 1 test failed');
+    // Each failed test by engine, file and name, with the first line of why, just before the count.
+    const named = run.lines.slice(-5, -3);
+    expect(named).toEqual([
+      expect.stringMatching(/^FAILED sqlite test\/unit\/run-tests-fixture\/\S+ > .+: AssertionError: /),
+      expect.stringMatching(/^FAILED postgres test\/unit\/run-tests-fixture\/\S+ > .+: AssertionError: /),
+    ]);
   });
 });
