@@ -398,14 +398,18 @@ describe('the response page in Chromium', () => {
   it('says a question left open past its deadline has expired: no "decision is needed", no "until"', async () => {
     const pause = await createPause(service.url, alice.test, {
       title: 'Merge the release branch?',
-      expires_in: 2,
+      expires_in: 60,
       allow_text: true,
     });
     const { page } = await open(PHONE);
-    // Served while still open; what follows is the page's own script noticing the deadline.
+    // The browser's clock is the test's: the page is surely served while open
+    // however slow the machine, and then its own script sees the deadline pass.
+    await page.clock.install();
     const served = await page.goto(pause.response_url);
     expect(await served?.text()).toContain('A decision is needed');
+    expect(await page.locator('[data-countdown]').textContent()).toMatch(/^Time left: /);
 
+    await page.clock.fastForward(61_000);
     const note = page.getByRole('status').filter({ hasText: 'expired' });
     await note.waitFor({ timeout: 5000 });
     expect(await note.textContent()).toBe('This request has expired: no decision is needed any more.');

@@ -256,18 +256,20 @@ describe("a reviewer's page in Chromium", () => {
     const pause = await createPause(service.url, alice.test, {
       reviewers: [{ email: 'ann@example.com' }, { email: 'bob@example.com' }],
       quorum: 2,
-      expires_in: 3,
+      expires_in: 60,
     });
     const [ann] = pause.reviewers;
-    // Voted through the API (quicker than the form, so the page is surely served while open).
     const voted = await call(service.url, 'POST', `/v1/respond/${tokenOf(ann)}`, { body: { choice: 'approve' } });
     expect(voted.body.status).toBe('pending');
     const { page } = await open(PHONE);
+    // The browser's clock is the test's: served while open, then past the deadline.
+    await page.clock.install();
     const served = await page.goto(ann.response_url);
     expect(await served?.text()).toContain('Waiting for the other reviewers');
 
+    await page.clock.fastForward(61_000);
     const note = page.getByRole('status').filter({ hasText: 'expired' });
-    await note.waitFor({ timeout: 6000 });
+    await note.waitFor({ timeout: 5000 });
     expect(await page.locator('.eyebrow').textContent()).toBe('No longer open');
     expect(await page.getByText('Waiting for the other reviewers').isVisible()).toBe(false);
     expect(await page.getByText(/Reload this page later/).isVisible()).toBe(false);
