@@ -7,11 +7,14 @@
 // against the bare POST (a bare Fastify route parsing the same JSON body and
 // answering a small object, no schemas: DESIGN.md, "How performance is
 // measured"), create >= 40% and a read (get) >= 50%, the read also printed
-// against the bare GET; respond and vote >= 60% of create, on SQLite.
+// against the bare GET; respond and vote >= 60% of create, on SQLite. Issue 25:
+// a create with a form >= 80% of one without, and an answer with a form's
+// values >= 60% of a create, on SQLite.
 //
 //   npx tsx bench/api-throughput.ts [--rounds=2] [--duration=10] [--warmup=2]
 //                                   [--connections=10] [--postgres] [--instances=1|2]
-//                                   [--operations=create,respond,vote,decide,get] [--cpu-prof[=<dir>]]
+//                                   [--operations=create,respond,vote,decide,get,create-form,respond-form]
+//                                   [--cpu-prof[=<dir>]]
 //                                   [--skip-raw]
 //
 // The service (node dist/main.js serve) and each baseline run as their own
@@ -28,6 +31,11 @@
 //            has already voted approve, and each request is the second's.
 //   get      GET /v1/pause/{id} with the test key, ids at random from the
 //            respond pools.
+//   create-form   create with a form of four fields and proposed values
+//            (FORM below): the schema is the same in every request, as a
+//            program's would be.
+//   respond-form  respond to pauses with that form, sending edited values,
+//            which the service validates against the schema.
 // Baselines per round, each in its own process: hello-world GET / and the
 // bare POST /bare (bench/hello-world.ts), and bench/lib/raw-db-loop.ts doing
 // each operation's database work with the plain driver (see there; it has no
@@ -41,6 +49,7 @@
 // are not the result) and prints where the time went; with --operations=respond
 // (say) the profile is of that operation alone.
 import { sql } from 'kysely';
+import type { Form } from '../src/domain/form.js';
 import { runRawLoop, startHelloWorld } from './lib/baselines.js';
 import { profileArgs, profileDirectory, summariseProfiles } from './lib/cpu-profile.js';
 import { checkFlags, numberFlag, parseFlags, runBenchmark } from './lib/harness.js';
@@ -68,11 +77,14 @@ const TARGET_HELLO_RATIO = 0.4;
 const TARGET_BARE_POST_RATIO: Partial<Record<Operation, number>> = { create: 0.4, get: 0.5 };
 const TARGET_CREATE_RATIO = 0.6;
 const TARGET_SCALING = 1.6;
-type Operation = RawOperation | 'vote' | 'decide';
-const OPERATIONS: Operation[] = ['create', 'respond', 'vote', 'decide', 'get'];
+type Operation = RawOperation | 'vote' | 'decide' | 'create-form' | 'respond-form';
+const OPERATIONS: Operation[] = ['create', 'respond', 'vote', 'decide', 'get', 'create-form', 'respond-form'];
 /** The operations that POST to /v1/respond/{token}, each on a fresh pause from its own pool. */
-type Answering = 'respond' | 'vote' | 'decide';
-const isRaw = (operation: Operation): operation is RawOperation => operation !== 'vote' && operation !== 'decide';
+type Answering = 'respond' | 'vote' | 'decide' | 'respond-form';
+const RAW_OPERATIONS: readonly Operation[] = ['create', 'respond', 'get'] satisfies RawOperation[];
+const isRaw = (operation: Operation): operation is RawOperation => RAW_OPERATIONS.includes(operation);
+/** Issue 25: each against create in the same round. */
+const TARGET_FORM_RATIO: Partial<Record<Operation, number>> = { 'create-form': 0.8, 'respond-form': 0.6 };
 /** The raw loop's creates stop here even if its time is not up, so the table does not balloon. */
 const RAW_MAX_ROWS = 100_000;
 const FAR_FUTURE_MS = 29 * 24 * 60 * 60 * 1000;
@@ -81,6 +93,28 @@ const CREATE_BODY = JSON.stringify({
   body: 'Tests passed; 3 files changed.',
   expires_in: 3600,
   metadata: { build: 1234 },
+});
+
+/** A refund a human may correct: the kinds of field a form most often has. */
+const FORM: Form = {
+  schema: {
+    type: 'object',
+    properties: {
+      amount: { type: 'number', title: 'Amount (EUR)', minimum: 0, maximum: 10_000 },
+      reason: { type: 'string', title: 'Reason', maxLength: 500, 'x-multiline': true },
+      method: { type: 'string', title: 'Refund to', enum: ['card', 'bank', 'credit'] },
+      notify_customer: { type: 'boolean', title: 'Tell the customer' },
+    },
+    required: ['amount', 'method'],
+  },
+  values: { amount: 120, reason: 'Damaged in transit', method: 'card', notify_customer: true },
+  on: ['approve'],
+};
+const CREATE_FORM_BODY = JSON.stringify({ ...JSON.parse(CREATE_BODY), form: FORM });
+/** An approval that changes two of the proposed values. */
+const RESPOND_FORM_BODY = JSON.stringify({
+  choice: 'approve',
+  values: { ...FORM.values, amount: 80, notify_customer: false },
 });
 
 runBenchmark('bench:api', main, { maxMinutes: 20 });
@@ -158,7 +192,7 @@ async function main(): Promise<void> {
     store,
     connections,
     ids: [],
-    rates: { respond: 0, vote: 0, decide: 0 },
+    rates: { respond: 0, vote: 0, decide: 0, 'respond-form': 0 },
   };
   console.log(
     `service pid ${services.map((s) => `${s.pid} on ${s.url}`).join(', ')} over ${database.description}; ` +
@@ -240,7 +274,7 @@ async function runOperation(
   const urls = targets.map((t) => t.url);
   const auth = { authorization: `Bearer ${setup.account.testKey}` };
   const common = { title, connections: setup.connections, duration: seconds };
-  if (operation === 'create') {
+  if (operation === 'create' || operation === 'create-form') {
     return measured(pids, () =>
       runLoadAcross(urls, {
         ...common,
@@ -249,7 +283,7 @@ async function runOperation(
             method: 'POST',
             path: '/v1/pause',
             headers: { ...auth, 'content-type': 'application/json' },
-            body: CREATE_BODY,
+            body: operation === 'create' ? CREATE_BODY : CREATE_FORM_BODY,
           },
         ],
       }),
@@ -286,7 +320,7 @@ async function runOperation(
         {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: '{"choice":"approve"}',
+          body: operation === 'respond-form' ? RESPOND_FORM_BODY : '{"choice":"approve"}',
           // Each request answers the next fresh pause; past the pool's end they
           // would repeat (and get 409, failing the run), which the pool's size prevents.
           setupRequest: (request) => ({ ...request, path: `/v1/respond/${tokens[next++ % tokens.length]}` }),
@@ -310,6 +344,13 @@ async function runOperation(
 async function answerPool(setup: Setup, operation: Answering, seconds: number): Promise<string[]> {
   const count = Math.max(40_000, Math.ceil(setup.rates[operation] * seconds * 4));
   const pause = { ...rawPause(setup.account.developerId), count };
+  if (operation === 'respond-form') {
+    const { ids, seconds: took } = await insertPausesDirectly(setup.store, { ...pause, form: FORM, keepIds: true });
+    console.log(
+      `  ${operation} pool: ${int(count)} pending pauses with a form inserted in ${took.toFixed(1)} s${await settle(setup)}`,
+    );
+    return ids.map(responseTokenFor);
+  }
   if (operation === 'respond') {
     const { ids, seconds: took } = await insertPausesDirectly(setup.store, { ...pause, keepIds: true });
     console.log(`  respond pool: ${int(count)} pending pauses inserted in ${took.toFixed(1)} s${await settle(setup)}`);
@@ -486,6 +527,18 @@ function report(
       console.log(
         `RESULT ${operation}: ${pct(ratio)} of create req/s (per round ${results.map((r) => pct(r.one[operation].rps / r.one.create.rps)).join(', ')}; ` +
           `${target})${operation === 'decide' ? '' : `: ${verdict(ratio >= TARGET_CREATE_RATIO)}`}`,
+      );
+    }
+  }
+  if (withCreate) {
+    for (const operation of operations) {
+      const target = TARGET_FORM_RATIO[operation];
+      if (target === undefined) continue;
+      const ratio = med((r) => r.one[operation].rps / r.one.create.rps);
+      console.log(
+        `RESULT ${operation}: ${pct(ratio)} of create req/s (per round ${perRound((r) => r.one[operation].rps / r.one.create.rps)}; ` +
+          `target >= ${pct(target)}; CPU ${pct(med((r) => cpuPerRequest(r.one.create) / cpuPerRequest(r.one[operation])))} of create's rate): ` +
+          verdict(ratio >= target),
       );
     }
   }

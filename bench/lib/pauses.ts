@@ -3,6 +3,7 @@
 // (src/actions/create-pause.ts buildRow), through the project's own store.
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import type { Form } from '../../src/domain/form.js';
 import { DEFAULT_OPTIONS } from '../../src/domain/pause.js';
 import { encodePause } from '../../src/store/decode.js';
 import { withoutReviewers, withoutTypedAnswers } from '../../src/store/pauses.js';
@@ -44,9 +45,11 @@ export interface PendingPauseInput {
   mode: 'live' | 'test';
   expiresAt: string;
   title: string;
+  /** A form to answer, as create stores `form` (already valid). */
+  form?: Form;
 }
 
-/** The row the create route stores for {title, expires_at}, pending. */
+/** The row the create route stores for {title, expires_at} (and `form`, when given), pending. */
 export function pendingPauseRow(input: PendingPauseInput, id: string, createdAt: string): PausesTable {
   return encodePause({
     id,
@@ -68,6 +71,7 @@ export function pendingPauseRow(input: PendingPauseInput, id: string, createdAt:
     updatedAt: createdAt,
     ...withoutReviewers(),
     ...withoutTypedAnswers(),
+    form: input.form ?? null,
   });
 }
 
