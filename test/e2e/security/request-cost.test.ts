@@ -83,13 +83,20 @@ describe('the cost of one request', () => {
     // process) spends on one such body. It spent 450 ms and more when every
     // value was walked; no single request can hold the event loop longer
     // than all its work takes.
+    // A loaded machine inflates CPU time too (shared caches, frequency); a
+    // service that walks every value is over the bound in every try, so the
+    // best of three tries is the figure.
     await sendFromAnotherProcess(targets, { ...sending, bodiesEach: 1 }); // compiles the code paths
-    const cpuBefore = process.cpuUsage();
-    const statuses = await sendFromAnotherProcess(targets, sending);
-    const cpu = process.cpuUsage(cpuBefore);
-    expect(new Set(statuses)).toEqual(new Set([400, 404]));
-    const cpuMsPerBody = (cpu.user + cpu.system) / 1000 / statuses.length;
-    expect(cpuMsPerBody).toBeLessThan(20);
+    const cpuTries: number[] = [];
+    for (let attempt = 0; attempt < 3 && !(Math.min(...cpuTries) < 20); attempt++) {
+      const cpuBefore = process.cpuUsage();
+      const statuses = await sendFromAnotherProcess(targets, sending);
+      const cpu = process.cpuUsage(cpuBefore);
+      expect(new Set(statuses)).toEqual(new Set([400, 404]));
+      cpuTries.push((cpu.user + cpu.system) / 1000 / statuses.length);
+    }
+    const cpuMsPerBody = Math.min(...cpuTries);
+    expect(cpuMsPerBody, JSON.stringify(cpuTries)).toBeLessThan(20);
 
     /**
      * /health asked over and over while the four senders (in another process)
