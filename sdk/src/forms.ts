@@ -4,7 +4,12 @@
 // checks the form itself (400 invalid_form naming each field); the SDK only
 // converts and parses.
 import { FormValuesError, PausepointError } from './errors.js';
-import { isStandardSchema, type StandardInput, type StandardSchemaWithJson } from './standard-schema.js';
+import {
+  isStandardSchema,
+  type StandardInput,
+  type StandardOutput,
+  type StandardSchemaWithJson,
+} from './standard-schema.js';
 import type { CreatePauseParams } from './types.js';
 
 /** A JSON Schema object (draft 2020-12, `type: "object"`), as the API takes a form's `schema`. */
@@ -99,7 +104,7 @@ function formError(problem: string, cause?: unknown): PausepointError {
 export async function parseFormValues<Schema extends StandardSchemaWithJson>(
   schema: Schema,
   values: unknown,
-): Promise<NonNullable<Schema['~standard']['types']>['output']> {
+): Promise<StandardOutput<Schema>> {
   const result = await schema['~standard'].validate(values);
   if (result.issues === undefined) return result.value;
   const fields = result.issues.map((issue) => ({
