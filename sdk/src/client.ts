@@ -1,6 +1,14 @@
 import { randomUuid } from './crypto.js';
-import { PausepointError, WaitTimeoutError } from './errors.js';
+import { FormValuesError, PausepointError, WaitTimeoutError } from './errors.js';
+import {
+  type JsonSchemaForm,
+  type PauseParamsWithForm,
+  parseFormValues,
+  type StandardSchemaForm,
+  withJsonSchemaForm,
+} from './forms.js';
 import { AutoPaginator } from './pagination.js';
+import { isStandardSchema, type StandardOutput, type StandardSchemaWithJson } from './standard-schema.js';
 import { type Fetch, sleep, Transport, wasRetried } from './transport.js';
 import type {
   CreatePauseParams,
@@ -131,8 +139,32 @@ export class Pausepoint {
    * Asks a human and waits for the answer: `pauses.create` then `pauses.waitFor`.
    * Resolves with the outcome once the pause is answered, times out (with its
    * `timeout_default`, or a null choice) or is cancelled.
+   *
+   * With a `form` whose schema is a Standard Schema that gives JSON Schema (a
+   * zod 4 object…), the service gets its JSON Schema and the outcome's
+   * `values` are parsed by it, typed as its output (a `FormValuesError` when
+   * they do not pass). With a JSON Schema object, type them with
+   * `ask<Values>(…)`.
    */
-  async ask(params: CreatePauseParams, options: AskOptions = {}): Promise<Outcome> {
+  ask<Schema extends StandardSchemaWithJson>(
+    params: PauseParamsWithForm<StandardSchemaForm<Schema>>,
+    options?: AskOptions,
+  ): Promise<Outcome<StandardOutput<Schema>>>;
+  ask<Values extends object = Record<string, unknown>>(
+    params: PauseParamsWithForm<JsonSchemaForm<Values>>,
+    options?: AskOptions,
+  ): Promise<Outcome<Values>>;
+  ask(params: CreatePauseParams, options?: AskOptions): Promise<Outcome>;
+  async ask(
+    params: CreatePauseParams | PauseParamsWithForm<unknown>,
+    options: AskOptions = {},
+  ): Promise<Outcome<unknown>> {
+    const schema = (params.form as { schema?: unknown } | undefined)?.schema;
+    const outcome = await this.askAndWait(withJsonSchemaForm(params), options);
+    return isStandardSchema(schema) ? formOutcome(outcome, schema as StandardSchemaWithJson) : outcome;
+  }
+
+  private async askAndWait(params: CreatePauseParams, options: AskOptions): Promise<Outcome> {
     const { signal } = options;
     const pause = await this.pauses.create(params, { idempotencyKey: options.idempotencyKey, signal });
     options.onCreated?.(pause);
@@ -162,11 +194,32 @@ export function outcomeOf(pause: Pause): Outcome {
     status: pause.status,
     choice: response?.choice ?? null,
     text: response?.text ?? null,
+    values: response?.values ?? null,
+    edited: response?.edited ?? false,
     response_at: response?.response_at ?? null,
     responded_by: response?.responded_by ?? null,
     votes: response?.votes ?? votesOf(pause),
     pause,
   };
+}
+
+/**
+ * The outcome of a pause that has ended, its form's values parsed by the
+ * form's Standard Schema (as `ask()` gives it): for a pause made with
+ * `pauses.create` and waited for with `pauses.waitFor`.
+ */
+export async function formOutcome<Schema extends StandardSchemaWithJson>(
+  pauseOrOutcome: Pause | Outcome,
+  schema: Schema,
+): Promise<Outcome<StandardOutput<Schema>>> {
+  const outcome = 'object' in pauseOrOutcome ? outcomeOf(pauseOrOutcome) : pauseOrOutcome;
+  if (outcome.values === null) return { ...outcome, values: null };
+  try {
+    return { ...outcome, values: await parseFormValues(schema, outcome.values) };
+  } catch (error) {
+    if (error instanceof FormValuesError) error.outcome = outcome;
+    throw error;
+  }
 }
 
 /** The votes cast on a pause, oldest first, from its reviewers (for a pause without a response). */
@@ -183,13 +236,30 @@ function votesOf(pause: Pause): Vote[] {
 export class Pauses {
   constructor(private readonly transport: Transport) {}
 
-  /** Creates a pause. Retried safely: an idempotency key is generated when you give none. */
-  async create(params: CreatePauseParams, options: CreatePauseOptions = {}): Promise<Pause> {
+  /**
+   * Creates a pause. Retried safely: an idempotency key is generated when you
+   * give none. A form's schema may be a Standard Schema that gives JSON Schema
+   * (a zod 4 object…): its JSON Schema is sent (see `formOutcome`).
+   */
+  create<Schema extends StandardSchemaWithJson>(
+    params: PauseParamsWithForm<StandardSchemaForm<Schema>>,
+    options?: CreatePauseOptions,
+  ): Promise<Pause>;
+  create<Values extends object = Record<string, unknown>>(
+    params: PauseParamsWithForm<JsonSchemaForm<Values>>,
+    options?: CreatePauseOptions,
+  ): Promise<Pause>;
+  create(params: CreatePauseParams, options?: CreatePauseOptions): Promise<Pause>;
+  async create(
+    params: CreatePauseParams | PauseParamsWithForm<unknown>,
+    options: CreatePauseOptions = {},
+  ): Promise<Pause> {
+    const body = withJsonSchemaForm(params);
     const idempotencyKey = options.idempotencyKey ?? (await randomUuid());
     const answer = await this.transport.request<Pause>({
       method: 'POST',
       path: '/v1/pause',
-      body: params,
+      body,
       idempotencyKey,
       signal: options.signal,
     });

@@ -1,4 +1,10 @@
-import type { Pause } from './types.js';
+import type { Outcome, Pause } from './types.js';
+
+/** A refused field: its path with dots (`form.schema.properties.amount.pattern`) and what is wrong with it. */
+export interface FieldProblem {
+  field: string;
+  problem: string;
+}
 
 export interface PausepointErrorFields {
   /** The HTTP status; undefined when no answer came (network error, timeout). */
@@ -29,6 +35,16 @@ export class PausepointError extends Error {
     this.requestId = fields.requestId;
     this.details = fields.details;
   }
+
+  /** Each refused field of a 400 (`invalid_request`, `invalid_form`, …), from `details.fields`; empty otherwise. */
+  get fields(): FieldProblem[] {
+    const listed = this.details?.fields;
+    if (!Array.isArray(listed)) return [];
+    return listed.filter(
+      (item): item is FieldProblem =>
+        typeof item === 'object' && item !== null && typeof item.field === 'string' && typeof item.problem === 'string',
+    );
+  }
 }
 
 /** No answer from the service: the connection failed or the request took too long (`code` `connection_error` or `timeout`). */
@@ -51,4 +67,20 @@ export class WaitTimeoutError extends PausepointError {
 /** A webhook whose signature does not match (`invalid_signature`) or whose body is not a pausepoint event (`invalid_payload`). */
 export class WebhookVerificationError extends PausepointError {
   override name = 'WebhookVerificationError';
+}
+
+/**
+ * The values of an answer do not pass the form's Standard Schema (code
+ * `invalid_form_values`): the schema is stricter than the JSON Schema the
+ * service checked, or the form changed. `outcome` is the answer as it came.
+ */
+export class FormValuesError extends PausepointError {
+  override name = 'FormValuesError';
+  /** The outcome as the service gave it, its values unparsed; set by `ask()`. */
+  outcome: Outcome | undefined;
+
+  constructor(message: string, fields: FieldProblem[], outcome?: Outcome) {
+    super(message, { code: 'invalid_form_values', details: { fields } });
+    this.outcome = outcome;
+  }
 }

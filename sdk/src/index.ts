@@ -4,6 +4,7 @@ export {
   type CreatePauseOptions,
   DEFAULT_BASE_URL,
   Events,
+  formOutcome,
   type GetPauseOptions,
   type ListenOptions,
   outcomeOf,
@@ -15,14 +16,32 @@ export {
   Webhooks,
 } from './client.js';
 export {
+  type FieldProblem,
+  FormValuesError,
   PausepointConnectionError,
   PausepointError,
   type PausepointErrorFields,
   WaitTimeoutError,
   WebhookVerificationError,
 } from './errors.js';
+export {
+  type JsonSchema,
+  type JsonSchemaForm,
+  jsonSchemaOf,
+  type PauseParamsWithForm,
+  parseFormValues,
+  type StandardSchemaForm,
+} from './forms.js';
 export type { paths as OpenApiPaths } from './generated/openapi.js';
 export { AutoPaginator } from './pagination.js';
+export type {
+  StandardInput,
+  StandardIssue,
+  StandardJsonSchemaOptions,
+  StandardOutput,
+  StandardResult,
+  StandardSchemaWithJson,
+} from './standard-schema.js';
 export type { Fetch } from './transport.js';
 export * from './types.js';
 export {

@@ -147,13 +147,25 @@ export type PauseVotedEvent = Envelope<
 /** The body of a webhook delivery. Switch on `event` to narrow `data`. */
 export type WebhookEvent = PauseRespondedEvent | PauseTimedOutEvent | PauseCancelledEvent | PauseVotedEvent;
 
-/** How a pause ended: what `ask()` returns. */
-export interface Outcome {
+/**
+ * How a pause ended: what `ask()` returns. `Values` is the type of a form's
+ * values: the schema's output for a Standard Schema (parsed by it), the
+ * generic given to `ask<Values>()` for a JSON Schema.
+ */
+export interface Outcome<Values = Record<string, unknown>> {
   status: Exclude<PauseStatus, 'pending'>;
   /** The option chosen; on a timeout the default, or null; null when cancelled. */
   choice: PauseResponse['choice'];
   /** The human's free text, or null. */
   text: PauseResponse['text'];
+  /**
+   * The form's values, for a choice that submits it (the human's, or the
+   * proposed ones left as they were); null without a form, for another
+   * choice, on a timeout and when cancelled.
+   */
+  values: Values | null;
+  /** True when the human changed the proposed values. */
+  edited: boolean;
   /** When the answer came, or the pause expired; null when cancelled. */
   response_at: PauseResponse['response_at'] | null;
   /** With reviewers: the one whose vote decided; otherwise (and on a timeout or cancel) null. */

@@ -1,8 +1,11 @@
 // pausepoint ask "Deploy v2 to prod?" --option approve --option reject --timeout 30m --default reject
 // pausepoint ask "Drop the old table?" --reviewer ana@example.com --reviewer bo@example.com --quorum 2 --veto reject
+// pausepoint ask "Refund order 1234?" --form refund.schema.json --values proposed.json | jq .amount
 //
 // Asks, waits, prints the outcome and exits with it, so that
-// `pausepoint ask … && ./deploy.sh` gates a deploy:
+// `pausepoint ask … && ./deploy.sh` gates a deploy. With --form, stdout is the
+// answer's values as JSON (null when none were submitted), for jq, and the
+// outcome line goes to stderr. The exit code:
 //   0  the first option was chosen (by a person, or as the timeout default)
 //   1  any other option, or the pause was cancelled
 //   2  it timed out with no default
@@ -21,6 +24,7 @@ import {
   withInterrupt,
 } from './common.js';
 import { formatDuration, parseDuration } from './duration.js';
+import { readJsonFile } from './json-files.js';
 import { positiveInteger } from './pauses.js';
 import { Progress } from './progress.js';
 import { parseReviewer, reviewerLabel } from './reviewers.js';
@@ -41,12 +45,21 @@ Flags:
   --default OPTION       the outcome if nobody answers in time
   --body TEXT            details shown under the question
   --allow-text           offer a comment box
+  --require-text OPTION  choosing this option needs a written reason; repeatable
   --notify EMAIL         email someone the question; repeat for several
   --notify-slack URL     post the question to a Slack incoming webhook
   --metadata KEY=VALUE   your own data, echoed in webhooks; repeatable
   --idempotency-key KEY  make a retried ask reuse the same pause
   --no-wait              create the pause, print it and exit 0 without waiting
   --quiet, -q            do not print the response link (or reviewers) on stderr
+
+Forms: the person fills in fields (and may change the values proposed); stdout
+is then the answer's values as JSON, or null when the choice submits none, and
+the outcome line goes to stderr. The exit code is as above.
+  pausepoint ask "Refund order 1234?" --form refund.json --values proposed.json | jq .amount
+  --form FILE            a JSON Schema (type "object") of the fields; - reads stdin
+  --values FILE          the proposed values, shown prefilled; - reads stdin
+  --form-on OPTION       an option that submits the form; repeatable (default: every option)
 
 Reviewers: only the people named decide, each with their own link (emailed
 with a live key); the outcome says who decided and how each one voted.
@@ -68,6 +81,10 @@ const OPTIONS = {
   default: { type: 'string' },
   body: { type: 'string' },
   'allow-text': { type: 'boolean' },
+  'require-text': { type: 'string', multiple: true },
+  form: { type: 'string' },
+  values: { type: 'string' },
+  'form-on': { type: 'string', multiple: true },
   notify: { type: 'string', multiple: true },
   'notify-slack': { type: 'string' },
   metadata: { type: 'string', multiple: true },
@@ -95,6 +112,8 @@ export async function askCommand(args: string[]): Promise<number> {
     const title = positionals.join(' ').trim();
     if (!title) throw new UsageError('ask needs a question, e.g. pausepoint ask "Deploy v2 to prod?"');
     const params = buildParams(title, values);
+    const form = await formOf(values);
+    if (form !== undefined) params.form = form;
     const client = clientFrom(values);
 
     return await withInterrupt(async (signal) => {
@@ -117,7 +136,7 @@ export async function askCommand(args: string[]): Promise<number> {
       try {
         const ended = await client.pauses.waitFor(pause.id, { signal });
         progress.stop();
-        return finish(outcomeOf(ended), json);
+        return finish(outcomeOf(ended), json, form !== undefined);
       } catch (error) {
         progress.stop();
         if (!signal.aborted) throw error;
@@ -140,6 +159,7 @@ function buildParams(title: string, values: Values): CreatePauseParams {
   if (values.body !== undefined) params.body = values.body;
   if (values.option?.length) params.options = values.option;
   if (values['allow-text']) params.allow_text = true;
+  if (values['require-text']?.length) params.require_text = values['require-text'];
   if (values.timeout !== undefined) params.expires_in = parseDuration(values.timeout, '--timeout');
   if (values.default !== undefined) {
     const options = values.option?.length ? values.option : ['approve', 'reject'];
@@ -164,6 +184,26 @@ function buildParams(title: string, values: Values): CreatePauseParams {
   }
   addReviewers(params, values);
   return params;
+}
+
+/** --form and the flags that go with it, read from their files; the service checks what they hold. */
+async function formOf(values: Values): Promise<CreatePauseParams['form']> {
+  if (values.form === undefined) {
+    for (const flag of ['values', 'form-on'] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with --form`);
+    }
+    return undefined;
+  }
+  if (values.form === '-' && values.values === '-') {
+    throw new UsageError('--form and --values cannot both read stdin (-): give one of them a file');
+  }
+  const form: NonNullable<CreatePauseParams['form']> = {
+    schema: (await readJsonFile(values.form, '--form')) as Record<string, unknown>,
+  };
+  if (values.values !== undefined)
+    form.values = (await readJsonFile(values.values, '--values')) as Record<string, unknown>;
+  if (values['form-on']?.length) form.on = values['form-on'];
+  return form;
 }
 
 /** --reviewer and the flags that only go with it: quorum, veto, reminders, escalation. */
@@ -256,13 +296,19 @@ export function exitCodeOf(outcome: Outcome): number {
   return outcome.choice === outcome.pause.options[0] ? EXIT.first : EXIT.other;
 }
 
-function finish(outcome: Outcome, json: boolean): number {
+/**
+ * Prints the outcome: as JSON with --json; with a form, its values as JSON on
+ * stdout and the outcome in words on stderr; otherwise in words on stdout.
+ */
+function finish(outcome: Outcome, json: boolean, withForm: boolean): number {
   const code = exitCodeOf(outcome);
   if (json) {
     printJson({
       status: outcome.status,
       choice: outcome.choice,
       text: outcome.text,
+      values: outcome.values,
+      edited: outcome.edited,
       response_at: outcome.response_at,
       responded_by: outcome.responded_by,
       votes: outcome.votes,
@@ -271,15 +317,18 @@ function finish(outcome: Outcome, json: boolean): number {
     });
     return code;
   }
+  const say = withForm ? err : out;
   if (outcome.status === 'responded') {
     const by = outcome.responded_by === null ? '' : `, decided by ${reviewerLabel(outcome.responded_by)}`;
-    out(`Answered: ${outcome.choice}${outcome.text ? ` (${JSON.stringify(outcome.text)})` : ''}${by}`);
+    const edited = withForm && outcome.edited ? ', values edited' : '';
+    say(`Answered: ${outcome.choice}${outcome.text ? ` (${JSON.stringify(outcome.text)})` : ''}${by}${edited}`);
   } else if (outcome.status === 'timed_out') {
-    out(outcome.choice === null ? 'Timed out with no answer' : `Timed out: ${outcome.choice} (the default)`);
+    say(outcome.choice === null ? 'Timed out with no answer' : `Timed out: ${outcome.choice} (the default)`);
   } else {
-    out('Cancelled');
+    say('Cancelled');
   }
-  if (outcome.pause.reviewers.length > 0) out(votesText(outcome.votes));
+  if (outcome.pause.reviewers.length > 0) say(votesText(outcome.votes));
+  if (withForm) printJson(outcome.values);
   return code;
 }
 

@@ -92,13 +92,24 @@ export async function listObject<T>(
 
 /** One line for a failure: the service's message, code, status and request id. */
 export function describeError(error: unknown): string {
-  if (error instanceof PausepointError) {
-    const facts = [error.code, error.status === undefined ? undefined : `HTTP ${error.status}`, error.requestId]
-      .filter(Boolean)
-      .join(', ');
-    return `${error.message} (${facts})`;
-  }
+  if (error instanceof PausepointError) return `${error.message} (${factsOf(error)})`;
   return error instanceof Error ? error.message : String(error);
+}
+
+const factsOf = (error: PausepointError) =>
+  [error.code, error.status === undefined ? undefined : `HTTP ${error.status}`, error.requestId]
+    .filter(Boolean)
+    .join(', ');
+
+/**
+ * A refusal naming several fields (a form's schema, typically), one field a
+ * line: "refused (invalid_form, HTTP 400, req_…):" then "  FIELD PROBLEM".
+ * Undefined for any other failure, said on one line by describeError.
+ */
+function describeFields(error: unknown): string | undefined {
+  if (!(error instanceof PausepointError) || error.fields.length < 2) return undefined;
+  const lines = error.fields.map(({ field, problem }) => `  ${field} ${problem}`);
+  return [`refused (${factsOf(error)}):`, ...lines].join('\n');
 }
 
 /** The error as JSON for --json output. */
@@ -125,7 +136,7 @@ export function errorJson(error: unknown) {
 /** Reports a failure on stderr, or as JSON on stdout with --json. */
 export function reportError(error: unknown, json: boolean | undefined, usage?: string): void {
   if (json) printJson(errorJson(error));
-  else err(`pausepoint: ${describeError(error)}`);
+  else err(`pausepoint: ${describeFields(error) ?? describeError(error)}`);
   if (error instanceof UsageError && usage && !json) err(`\n${usage}`);
 }
 

@@ -17,6 +17,7 @@ Client (set PAUSEPOINT_API_KEY and PAUSEPOINT_BASE_URL, or pass --api-key, --bas
   ask QUESTION [flags]       ask, wait, print the outcome; exit 0 on the first option,
                              1 on any other, 2 on a timeout with no default, 3 on error;
                              --reviewer EMAIL (repeatable) names who decides
+                             --form FILE asks for a form (JSON Schema) and prints its values as JSON
   pauses list|get|cancel|timeline
                              look at and cancel pauses; a pause's audit timeline
   webhooks list|add|rm       manage webhooks (and: webhooks deliveries ID)

@@ -56,8 +56,9 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
   return env;
 }
 
-export function startCli(args: string[], env: Record<string, string | undefined> = {}): RunningCli {
-  return startProcess(process.execPath, [...mainCommand(), ...args], { env: cleanEnv(env), cwd: ROOT });
+/** Starts `pausepoint …`; `stdin`, when given, is written to its standard input, which is then closed. */
+export function startCli(args: string[], env: Record<string, string | undefined> = {}, stdin?: string): RunningCli {
+  return startProcess(process.execPath, [...mainCommand(), ...args], { env: cleanEnv(env), cwd: ROOT, stdin });
 }
 
 /** Runs `pausepoint …` to the end. */
@@ -68,9 +69,14 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
 export function startProcess(
   command: string,
   args: string[],
-  options: { env: Record<string, string>; cwd: string },
+  options: { env: Record<string, string>; cwd: string; stdin?: string | undefined },
 ): RunningCli {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { stdin, ...spawnOptions } = options;
+  const child = spawn(command, args, {
+    ...spawnOptions,
+    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  if (stdin !== undefined) child.stdin!.end(stdin);
   const output = { stdout: '', stderr: '' };
   const listeners = new Set<() => void>();
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
