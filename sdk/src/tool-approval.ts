@@ -43,7 +43,7 @@ export interface ToolCallRequest<INPUT = unknown> {
   toolName: string;
   /** The framework's id of this call. */
   toolCallId: string;
-  /** The arguments, as the tool will receive them. */
+  /** The arguments, as the tool will receive them (an object, or its JSON text). */
   input: INPUT;
   /** What the tool does, when the framework knows. */
   description?: string | undefined;
@@ -160,7 +160,8 @@ export function toolApprover<INPUT>(options: ToolApprovalOptions<INPUT> = {}): T
         approved: false,
         refusal: toolRefusal(call.toolName, reason, fields, why),
       });
-      const withForm = options.form !== false && call.inputSchema !== undefined && isPlainObject(call.input);
+      const proposed = argumentsOf(call.input);
+      const withForm = options.form !== false && call.inputSchema !== undefined && proposed !== undefined;
       let params: CreatePauseParams;
       try {
         params = pauseParams(call, options, resolved, withForm);
@@ -185,8 +186,8 @@ export function toolApprover<INPUT>(options: ToolApprovalOptions<INPUT> = {}): T
         const answered = { pause_id: outcome.pause.id, choice: outcome.choice, text: outcome.text };
         if (outcome.status === 'responded' && outcome.choice === approve) {
           const response = outcome.pause.response;
-          const values = response?.values ?? call.input;
-          const changes = response?.edited ? changesBetween(call.input, values) : [];
+          const values = response?.values ?? proposed ?? call.input;
+          const changes = response?.edited ? changesBetween(proposed, values) : [];
           return { approved: true, pause: outcome.pause, values, edited: changes.length > 0, changes };
         }
         if (outcome.status === 'responded') return refuse('rejected', answered);
@@ -263,7 +264,7 @@ function pauseParams<INPUT>(
       ? {
           form: {
             schema: formSchemaOf(call.inputSchema ?? {}),
-            values: call.input as Record<string, unknown>,
+            values: argumentsOf(call.input),
             on: [approve],
           },
         }
@@ -322,6 +323,18 @@ export function canonicalJson(value: unknown): string {
         )
       : item,
   );
+}
+
+/** The arguments as an object, as a form proposes them: parsed when they are JSON text; undefined when not an object. */
+export function argumentsOf(input: unknown): Record<string, unknown> | undefined {
+  if (isPlainObject(input)) return input;
+  if (typeof input !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(input);
+    return isPlainObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
