@@ -1,4 +1,4 @@
-import { generateText, stepCountIs, tool } from 'ai';
+import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { guardTool, guardTools, isEditedToolResult, isToolRefusal, type ToolRefusal } from '../../sdk/src/ai.js';
@@ -466,6 +466,41 @@ describe('guardTool: approve with edits', () => {
     await running;
     expect(runs).toEqual([input]);
     expect(inbox.all).toHaveLength(1);
+  });
+
+  it('a jsonSchema() tool, which has no validator of its own, runs only values the service checked against its schema', async () => {
+    const runs: unknown[] = [];
+    const seats = tool({
+      inputSchema: jsonSchema<{ seats: number }>({
+        type: 'object',
+        properties: { seats: { type: 'integer', minimum: 1, maximum: 5 } },
+        required: ['seats'],
+      }),
+      execute: async (input) => {
+        runs.push(input);
+        return 'booked';
+      },
+    });
+    const inbox = new PauseInbox();
+    const model = scriptedAiModel([[{ id: 'call-seats', name: 'book', input: { seats: 4 } }], 'Booked.']);
+    const running = generateText({
+      model,
+      prompt: 'Book 4 seats',
+      tools: { book: guardTool('book', seats, { client, onPause: inbox.add }) },
+      stopWhen: stepCountIs(3),
+    });
+    const pause = await inbox.next();
+    const tooMany = await call(service.url, 'POST', `/v1/respond/${tokenOf(pause)}`, {
+      body: { choice: 'approve', values: { seats: 9 } },
+    });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.code).toBe('invalid_values');
+    await answerPause(service.url, pause, 'approve', undefined, { seats: 2 });
+    await running;
+    expect(runs).toEqual([{ seats: 2 }]);
+    expect(toolResultsSentTo(model, 1)['call-seats']).toMatchObject({
+      value: { edited_by_human: true, changes: [{ argument: 'seats', proposed: 4, approved: 2 }], result: 'booked' },
+    });
   });
 
   it('form: false shows the arguments as text only', async () => {
