@@ -8,11 +8,15 @@
 // arguments as the proposed values, submitted by the approving option, so the
 // person may change them before approving. A schema the service refuses (a
 // `pattern`, a keyword outside the forms' subset, more than 30 arguments, …)
-// is not rewritten: the pause is asked again without a form, and the person
-// approves or rejects the arguments exactly as shown.
+// is not rewritten: the pause is asked again without a form (and the later
+// calls with that schema at once without one), and the person approves or
+// rejects the arguments exactly as shown.
 import { Pausepoint } from './client.js';
 import { PausepointError, WaitTimeoutError } from './errors.js';
 import type { CreatePauseParams, Outcome, Pause } from './types.js';
+
+/** How many schemas the service refused as forms an approver remembers, so as not to offer them again. */
+const REFUSED_SCHEMAS_KEPT = 100;
 
 /** The service's limits on a pause's title and body (characters). */
 const MAX_TITLE = 200;
@@ -149,6 +153,8 @@ export function toolApprover<INPUT>(options: ToolApprovalOptions<INPUT> = {}): T
   const allowText = options.allowText ?? true;
   if (options.requireReason && !allowText) throw new TypeError('requireReason needs allowText');
   const resolved = { approve, reject, allowText, requireReason: options.requireReason === true };
+  // A schema the service refused as a form is refused every time: each later call is asked without one at once.
+  const refusedSchemas = new Set<string>();
 
   return {
     async decide(call, signal) {
@@ -161,7 +167,9 @@ export function toolApprover<INPUT>(options: ToolApprovalOptions<INPUT> = {}): T
         refusal: toolRefusal(call.toolName, reason, fields, why),
       });
       const proposed = argumentsOf(call.input);
-      const withForm = options.form !== false && call.inputSchema !== undefined && proposed !== undefined;
+      const schemaKey = call.inputSchema === undefined ? undefined : canonicalJson(call.inputSchema);
+      const withForm =
+        options.form !== false && schemaKey !== undefined && !refusedSchemas.has(schemaKey) && proposed !== undefined;
       let params: CreatePauseParams;
       try {
         params = pauseParams(call, options, resolved, withForm);
@@ -180,7 +188,10 @@ export function toolApprover<INPUT>(options: ToolApprovalOptions<INPUT> = {}): T
           outcome = await ask(params);
         } catch (error) {
           if (!(withForm && error instanceof PausepointError && error.code === 'invalid_form')) throw error;
-          // The service refuses the tool's schema as a form: ask about the arguments as they are.
+          // The service refuses the tool's schema (or these values) as a form: ask about the arguments as they are.
+          if (schemaKey !== undefined && refusesSchema(error) && refusedSchemas.size < REFUSED_SCHEMAS_KEPT) {
+            refusedSchemas.add(schemaKey);
+          }
           outcome = await ask(pauseParams(call, options, resolved, false));
         }
         const answered = { pause_id: outcome.pause.id, choice: outcome.choice, text: outcome.text };
@@ -201,6 +212,14 @@ export function toolApprover<INPUT>(options: ToolApprovalOptions<INPUT> = {}): T
       }
     },
   };
+}
+
+/** Whether an `invalid_form` refusal names the schema itself, not only the values proposed. */
+function refusesSchema(error: PausepointError): boolean {
+  const fields = (error.details as { fields?: { field?: unknown }[] } | undefined)?.fields;
+  return (
+    Array.isArray(fields) && fields.some(({ field }) => typeof field === 'string' && field.startsWith('form.schema'))
+  );
 }
 
 interface ResolvedOptions {

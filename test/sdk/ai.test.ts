@@ -445,14 +445,28 @@ describe('guardTool: approve with edits', () => {
         return 'sent';
       },
     });
+    // Counts the creates: a schema refused once is not offered again.
+    let creates = 0;
+    const counting = new Pausepoint({
+      apiKey: dev.test,
+      baseUrl: service.url,
+      fetch: (input, init) => {
+        if (init?.method === 'POST' && String(input).endsWith('/v1/pause')) creates += 1;
+        return fetch(input, init);
+      },
+    });
     const inbox = new PauseInbox();
     const input = { to: 'ada@example.com', subject: 'Hello' };
-    const model = scriptedAiModel([[{ id: 'call-mail', name: 'email', input }], 'Sent.']);
+    const model = scriptedAiModel([
+      [{ id: 'call-mail', name: 'email', input }],
+      [{ id: 'call-mail-2', name: 'email', input: { ...input, subject: 'Again' } }],
+      'Sent.',
+    ]);
     const running = generateText({
       model,
       prompt: 'Mail Ada',
-      tools: { email: guardTool('email', email, { client, onPause: inbox.add }) },
-      stopWhen: stepCountIs(3),
+      tools: { email: guardTool('email', email, { client: counting, onPause: inbox.add }) },
+      stopWhen: stepCountIs(4),
     });
     const pause = await inbox.next();
     expect(pause.form).toBeNull();
@@ -463,9 +477,13 @@ describe('guardTool: approve with edits', () => {
     });
     expect(edited.status).toBe(400);
     await answerPause(service.url, pause, 'approve');
+    const second = await inbox.next();
+    expect(second.form).toBeNull();
+    await answerPause(service.url, second, 'reject');
     await running;
     expect(runs).toEqual([input]);
-    expect(inbox.all).toHaveLength(1);
+    expect(inbox.all).toHaveLength(2);
+    expect(creates).toBe(3);
   });
 
   it('a jsonSchema() tool, which has no validator of its own, runs only values the service checked against its schema', async () => {
