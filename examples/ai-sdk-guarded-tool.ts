@@ -3,15 +3,18 @@
 //   PAUSEPOINT_API_KEY=svc_test_… npx tsx examples/ai-sdk-guarded-tool.ts
 //
 // `guardTool` wraps the refund tool: each call first asks a person through
-// pausepoint, showing the tool's name and its arguments, and waits. Approved,
-// the refund runs once with exactly those arguments. Rejected, expired or
-// failed, it does not run and the model gets a refusal as the tool's result,
-// with the reason, and carries on. The lookup tool is not guarded.
+// pausepoint, showing the tool's name and its arguments as a form they may
+// change (the tool's input schema, prefilled with the model's arguments), and
+// waits. Approved, the refund runs once with the values they approved; when
+// they changed any (say, the amount), the tool's result comes wrapped in an
+// `EditedToolResult` whose message tells the model what changed. Rejected,
+// expired or failed, it does not run and the model gets a refusal as the
+// tool's result, with the reason, and carries on. The lookup tool is not guarded.
 //
 // The model here is the AI SDK's own MockLanguageModelV3 playing a script, so
 // the example needs no LLM and no network; put a real model in its place
 // (`model: openai('gpt-5')`) and nothing else changes.
-import { guardTool, isToolRefusal } from '@pausepoint/sdk/ai';
+import { guardTool, isEditedToolResult, isToolRefusal } from '@pausepoint/sdk/ai';
 import { stepCountIs, ToolLoopAgent, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
@@ -91,11 +94,12 @@ function scriptedModel(): MockLanguageModelV3 {
         return callTool('call_refund', 'refund_order', { order_id: 1042, amount: 129.5, reason: 'never arrived' });
       }
       const refund = results.get('refund_order');
-      return say(
-        isToolRefusal(refund)
-          ? `I could not refund order 1042. ${refund.message}`
-          : 'Order 1042 is refunded: 129.5 back to ada@example.com.',
-      );
+      if (isToolRefusal(refund)) return say(`I could not refund order 1042. ${refund.message}`);
+      if (isEditedToolResult(refund)) {
+        const { refunded, to } = refund.result as { refunded: number; to: string };
+        return say(`Order 1042 is refunded: ${refunded} back to ${to}. (${refund.message})`);
+      }
+      return say('Order 1042 is refunded: 129.5 back to ada@example.com.');
     },
   });
 }

@@ -8,6 +8,12 @@
 // each on the run's state, resumes the run, and repeats until the run ends.
 // A rejected (or expired) call does not run; the model is told why.
 //
+// Each pause shows the tool's arguments as a form. A person who changes them
+// (say, restarts `api-canary` rather than `api`) approves their values, not the
+// model's: the run state can only approve a call as the model made it, so that
+// call is rejected with a message giving their values, the model calls the
+// tool again with exactly those, and that call runs without asking again.
+//
 // The model here is a small scripted `Model`, so the example needs no LLM and
 // no network; leave `model` out (or name one, `model: 'gpt-5'`) for a real one.
 
@@ -53,22 +59,44 @@ const result = await runWithApprovals(agent, 'The API is stuck and staging is fu
   pause: { expires_in: Number(process.env.APPROVAL_TIMEOUT_SECONDS ?? 600) },
   onPause: (pause, call) => console.error(`Approve or reject ${call.toolName} at: ${pause.response_url}`),
   onDecisions: (decisions) => {
-    for (const { call, approved, refusal } of decisions) {
-      console.log(`${call.toolName}(${call.input}): ${approved ? 'approved' : `not run (${refusal?.reason})`}`);
+    for (const { call, approved, edited, values, refusal } of decisions) {
+      const verdict = approved
+        ? 'approved'
+        : edited
+          ? `approved as ${JSON.stringify(values)}: the model is asked to call again with that`
+          : `not run (${refusal?.reason})`;
+      console.log(`${call.toolName}(${call.input}): ${verdict}`);
     }
   },
 });
 console.log(`Agent: ${result.finalOutput}`);
 
 /**
- * The stand-in for an LLM: asks for both actions in one turn, then reports on
- * what came back (each tool's output, or the refusal the adapter sent).
+ * The stand-in for an LLM: asks for both actions in one turn; does as it is
+ * told when a person approved other arguments (calls the tool again with
+ * them); then reports on what came back (each tool's output, or the refusal
+ * the adapter sent).
  */
 function scriptedModel(): Model {
   const respond = (output: ModelResponse['output']): ModelResponse => ({ usage: new Usage(), output });
+  const textOf = (output: unknown) =>
+    typeof output === 'string'
+      ? output
+      : typeof output === 'object' && output !== null && 'text' in output
+        ? String(output.text)
+        : '';
   return {
     async getResponse({ input }: ModelRequest): Promise<ModelResponse> {
-      const results = typeof input === 'string' ? [] : input.filter((item) => item.type === 'function_call_result');
+      const items = typeof input === 'string' ? [] : input;
+      const results = items.filter((item) => item.type === 'function_call_result');
+      const calls = items.filter((item) => item.type === 'function_call');
+      for (const result of results) {
+        const retry = /call (\w+) again with exactly these arguments: (\{.*?\}); /.exec(textOf(result.output));
+        const callId = `${result.callId}_again`;
+        if (retry && !calls.some((call) => call.callId === callId)) {
+          return respond([{ type: 'function_call', callId, name: retry[1]!, arguments: retry[2]! }]);
+        }
+      }
       if (results.length === 0) {
         return respond([
           {
@@ -80,9 +108,7 @@ function scriptedModel(): Model {
           { type: 'function_call', callId: 'call_drop', name: 'drop_database', arguments: '{"name":"staging"}' },
         ]);
       }
-      const report = results
-        .map((item) => (typeof item.output === 'string' ? item.output : 'text' in item.output ? item.output.text : ''))
-        .join(' ');
+      const report = results.map((item) => textOf(item.output)).join(' ');
       return respond([
         { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: report }] },
       ]);

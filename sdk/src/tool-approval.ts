@@ -2,9 +2,21 @@
 // for the agent frameworks (./ai.ts, ./openai-agents.ts) share. It knows no
 // framework: it turns a tool call into a pause, waits with the client's `ask`,
 // and turns the outcome into "run it" or a refusal the model can read.
+//
+// When the adapter knows the tool's arguments as a JSON Schema, the pause
+// carries a form (DESIGN.md, "Typed answers"): the schema, the model's
+// arguments as the proposed values, submitted by the approving option, so the
+// person may change them before approving. A schema the service refuses (a
+// `pattern`, a keyword outside the forms' subset, more than 30 arguments, …)
+// is not rewritten: the pause is asked again without a form (and the later
+// calls with that schema at once without one), and the person approves or
+// rejects the arguments exactly as shown.
 import { Pausepoint } from './client.js';
 import { PausepointError, WaitTimeoutError } from './errors.js';
-import type { CreatePauseParams, Pause } from './types.js';
+import type { CreatePauseParams, Outcome, Pause } from './types.js';
+
+/** How many schemas the service refused as forms an approver remembers, so as not to offer them again. */
+const REFUSED_SCHEMAS_KEPT = 100;
 
 /** The service's limits on a pause's title and body (characters). */
 const MAX_TITLE = 200;
@@ -35,10 +47,19 @@ export interface ToolCallRequest<INPUT = unknown> {
   toolName: string;
   /** The framework's id of this call. */
   toolCallId: string;
-  /** The arguments, as the tool will receive them. */
+  /** The arguments, as the tool will receive them (an object, or its JSON text). */
   input: INPUT;
   /** What the tool does, when the framework knows. */
   description?: string | undefined;
+  /** The arguments' JSON Schema, when the framework knows it: shown as a form, `input` its proposed values. */
+  inputSchema?: Record<string, unknown> | undefined;
+}
+
+/** One argument a person changed before approving: its value as proposed and as approved (absent: left out). */
+export interface ArgumentChange {
+  argument: string;
+  proposed?: unknown;
+  approved?: unknown;
 }
 
 export interface ToolApprovalOptions<INPUT = unknown> {
@@ -54,6 +75,15 @@ export interface ToolApprovalOptions<INPUT = unknown> {
   rejectOption?: string | undefined;
   /** Let the person write a reason, which the model is told. Default true. */
   allowText?: boolean | undefined;
+  /** Require a written reason to reject (`require_text: [rejectOption]`); needs `allowText`. Default false. */
+  requireReason?: boolean | undefined;
+  /**
+   * Show the tool's arguments as a form the person may edit before approving
+   * (when the adapter knows the tool's JSON Schema); the tool then runs with
+   * their values. False: the arguments are shown as text, to approve or reject
+   * as they are. Default true.
+   */
+  form?: boolean | undefined;
   /** The pause's expiry, reviewers and quorum, notify and metadata, passed through. */
   pause?: ToolApprovalPauseFields | undefined;
   /** Stop waiting after this many ms, cancel the pause and refuse the call. Default: until the pause expires. */
@@ -63,13 +93,17 @@ export interface ToolApprovalOptions<INPUT = unknown> {
 }
 
 /** Why a tool call did not run. */
-export type ToolRefusalReason = 'rejected' | 'timed_out' | 'cancelled' | 'failed';
+export type ToolRefusalReason = 'rejected' | 'timed_out' | 'cancelled' | 'failed' | 'invalid_values';
 
 /** What the model is handed instead of the tool's result when the call did not run. */
 export interface ToolRefusal {
   /** Always true: the tool was not run. */
   not_run: true;
-  /** `rejected` (a person said no), `timed_out`, `cancelled`, or `failed` (the question could not be asked). */
+  /**
+   * `rejected` (a person said no), `timed_out`, `cancelled`, `failed` (the
+   * question could not be asked), or `invalid_values` (the values a person
+   * approved do not meet the tool's own schema).
+   */
   reason: ToolRefusalReason;
   /** A sentence for the model: what happened and what to do next. */
   message: string;
@@ -81,7 +115,13 @@ export interface ToolRefusal {
   text: string | null;
 }
 
-export type ToolApprovalDecision = { approved: true; pause: Pause } | { approved: false; refusal: ToolRefusal };
+/**
+ * Approved: `values` are the arguments the person approved (the proposed ones
+ * unless they edited the form), `changes` each argument they changed.
+ */
+export type ToolApprovalDecision =
+  | { approved: true; pause: Pause; values: unknown; edited: boolean; changes: ArgumentChange[] }
+  | { approved: false; refusal: ToolRefusal };
 
 /** True for a `ToolRefusal`: the output of a guarded call that did not run. */
 export function isToolRefusal(value: unknown): value is ToolRefusal {
@@ -111,30 +151,56 @@ export function toolApprover<INPUT>(options: ToolApprovalOptions<INPUT> = {}): T
   if (approve === reject) throw new TypeError('approveOption and rejectOption must differ');
   const client = options.client ?? new Pausepoint();
   const allowText = options.allowText ?? true;
+  if (options.requireReason && !allowText) throw new TypeError('requireReason needs allowText');
+  const resolved = { approve, reject, allowText, requireReason: options.requireReason === true };
+  // A schema the service refused as a form is refused every time: each later call is asked without one at once.
+  const refusedSchemas = new Set<string>();
 
   return {
     async decide(call, signal) {
-      const refuse = (reason: ToolRefusalReason, fields: Partial<ToolRefusal> = {}, why = ''): ToolApprovalDecision => {
-        const refusal: ToolRefusal = { not_run: true, reason, message: '', pause_id: null, choice: null, text: null };
-        Object.assign(refusal, fields);
-        refusal.message = refusalMessage(call.toolName, refusal, why);
-        return { approved: false, refusal };
-      };
+      const refuse = (
+        reason: ToolRefusalReason,
+        fields: Partial<ToolRefusal> = {},
+        why = '',
+      ): ToolApprovalDecision => ({
+        approved: false,
+        refusal: toolRefusal(call.toolName, reason, fields, why),
+      });
+      const proposed = argumentsOf(call.input);
+      const schemaKey = call.inputSchema === undefined ? undefined : canonicalJson(call.inputSchema);
+      const withForm =
+        options.form !== false && schemaKey !== undefined && !refusedSchemas.has(schemaKey) && proposed !== undefined;
       let params: CreatePauseParams;
       try {
-        params = pauseParams(call, options, approve, reject, allowText);
+        params = pauseParams(call, options, resolved, withForm);
       } catch (error) {
         return refuse('failed', {}, messageOf(error));
       }
-      try {
-        const outcome = await client.ask(params, {
+      const ask = (asked: CreatePauseParams) =>
+        client.ask(asked, {
           signal,
           timeoutMs: options.timeoutMs,
           onCreated: options.onPause && ((pause) => options.onPause?.(pause, call)),
         });
+      try {
+        let outcome: Outcome;
+        try {
+          outcome = await ask(params);
+        } catch (error) {
+          if (!(withForm && error instanceof PausepointError && error.code === 'invalid_form')) throw error;
+          // The service refuses the tool's schema (or these values) as a form: ask about the arguments as they are.
+          if (schemaKey !== undefined && refusesSchema(error) && refusedSchemas.size < REFUSED_SCHEMAS_KEPT) {
+            refusedSchemas.add(schemaKey);
+          }
+          outcome = await ask(pauseParams(call, options, resolved, false));
+        }
         const answered = { pause_id: outcome.pause.id, choice: outcome.choice, text: outcome.text };
-        if (outcome.status === 'responded' && outcome.choice === approve)
-          return { approved: true, pause: outcome.pause };
+        if (outcome.status === 'responded' && outcome.choice === approve) {
+          const response = outcome.pause.response;
+          const values = response?.values ?? proposed ?? call.input;
+          const changes = response?.edited ? changesBetween(proposed, values) : [];
+          return { approved: true, pause: outcome.pause, values, edited: changes.length > 0, changes };
+        }
         if (outcome.status === 'responded') return refuse('rejected', answered);
         if (outcome.status === 'timed_out') return refuse('timed_out', { ...answered, choice: null });
         return refuse('cancelled', { pause_id: outcome.pause.id });
@@ -148,13 +214,31 @@ export function toolApprover<INPUT>(options: ToolApprovalOptions<INPUT> = {}): T
   };
 }
 
-/** The pause that asks about one call: the tool's name in the title, its arguments in the body as indented JSON. */
+/** Whether an `invalid_form` refusal names the schema itself, not only the values proposed. */
+function refusesSchema(error: PausepointError): boolean {
+  const fields = (error.details as { fields?: { field?: unknown }[] } | undefined)?.fields;
+  return (
+    Array.isArray(fields) && fields.some(({ field }) => typeof field === 'string' && field.startsWith('form.schema'))
+  );
+}
+
+interface ResolvedOptions {
+  approve: string;
+  reject: string;
+  allowText: boolean;
+  requireReason: boolean;
+}
+
+/**
+ * The pause that asks about one call: the tool's name in the title, its
+ * arguments in the body as indented JSON, and with `withForm` the form that
+ * lets the person change them.
+ */
 function pauseParams<INPUT>(
   call: ToolCallRequest<INPUT>,
   options: ToolApprovalOptions<INPUT>,
-  approve: string,
-  reject: string,
-  allowText: boolean,
+  { approve, reject, allowText, requireReason }: ResolvedOptions,
+  withForm: boolean,
 ): CreatePauseParams {
   const title = truncate(
     typeof options.title === 'function'
@@ -170,8 +254,14 @@ function pauseParams<INPUT>(
     '',
     showArguments(call.input),
     '',
-    `"${approve}" runs it once, with exactly these arguments. "${reject}" refuses it` +
-      (allowText ? '; a reason you write is passed on to the agent.' : '.'),
+    (withForm
+      ? `"${approve}" runs it once, with the values in the form: change any that are wrong first, and the agent is told what you changed. "${reject}" refuses it`
+      : `"${approve}" runs it once, with exactly these arguments. "${reject}" refuses it`) +
+      (requireReason
+        ? '; write why, and it is passed on to the agent.'
+        : allowText
+          ? '; a reason you write is passed on to the agent.'
+          : '.'),
   ].join('\n');
   // The person must see every argument they approve: a body cut short could hide one.
   if (body.length > MAX_BODY) {
@@ -188,7 +278,86 @@ function pauseParams<INPUT>(
     allow_text: allowText,
     timeout_default: reject,
     metadata: { ...metadata, tool: call.toolName, tool_call_id: call.toolCallId },
+    ...(requireReason ? { require_text: [reject] } : {}),
+    ...(withForm
+      ? {
+          form: {
+            schema: formSchemaOf(call.inputSchema ?? {}),
+            values: argumentsOf(call.input),
+            on: [approve],
+          },
+        }
+      : {}),
   };
+}
+
+/**
+ * The tool's schema as a form's. Only the dialect marker goes: frameworks
+ * emit draft-07's (`$schema`), and the keywords of the forms' subset mean
+ * the same in draft 2020-12, which the service uses. Nothing that constrains
+ * a value is dropped; a schema the service refuses is not shown as a form.
+ */
+function formSchemaOf(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+/** The top-level arguments whose values differ between the proposed and the approved arguments. */
+export function changesBetween(proposed: unknown, approved: unknown): ArgumentChange[] {
+  const before = isPlainObject(proposed) ? proposed : {};
+  const after = isPlainObject(approved) ? approved : {};
+  const changes: ArgumentChange[] = [];
+  for (const argument of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const was = before[argument];
+    const is = after[argument];
+    if (canonicalJson(was) === canonicalJson(is)) continue;
+    const change: ArgumentChange = { argument };
+    if (argument in before) change.proposed = was;
+    if (argument in after) change.approved = is;
+    changes.push(change);
+  }
+  return changes;
+}
+
+/** Changes in words for the model: `amount from 129.5 to 100; note removed`. */
+export function describeChanges(changes: ArgumentChange[]): string {
+  return changes
+    .map(({ argument, proposed, approved }) => {
+      if (approved === undefined) return `${argument} removed`;
+      if (proposed === undefined) return `${argument} set to ${JSON.stringify(approved)}`;
+      return `${argument} from ${JSON.stringify(proposed)} to ${JSON.stringify(approved)}`;
+    })
+    .join('; ');
+}
+
+/** JSON with every object's keys sorted: the same text for the same value, whatever the order of its keys. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  return JSON.stringify(value, (_key, item: unknown) =>
+    isPlainObject(item)
+      ? Object.fromEntries(
+          Object.keys(item)
+            .sort()
+            .map((key) => [key, item[key]]),
+        )
+      : item,
+  );
+}
+
+/** The arguments as an object, as a form proposes them: parsed when they are JSON text; undefined when not an object. */
+export function argumentsOf(input: unknown): Record<string, unknown> | undefined {
+  if (isPlainObject(input)) return input;
+  if (typeof input !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(input);
+    return isPlainObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Arguments as the person reads them: indented JSON (a string that is JSON is shown parsed). */
@@ -206,6 +375,19 @@ function showArguments(input: unknown): string {
   return json;
 }
 
+/** A refusal of one call, its message worded for the model; `why` says what failed, for `failed` and `invalid_values`. */
+export function toolRefusal(
+  toolName: string,
+  reason: ToolRefusalReason,
+  fields: Partial<ToolRefusal> = {},
+  why = '',
+): ToolRefusal {
+  const refusal: ToolRefusal = { not_run: true, reason, message: '', pause_id: null, choice: null, text: null };
+  Object.assign(refusal, fields);
+  refusal.message = refusalMessage(toolName, refusal, why);
+  return refusal;
+}
+
 function refusalMessage(toolName: string, refusal: ToolRefusal, why: string): string {
   switch (refusal.reason) {
     case 'rejected':
@@ -220,6 +402,8 @@ function refusalMessage(toolName: string, refusal: ToolRefusal, why: string): st
       return `The request for approval of ${toolName} was cancelled, so it was not run. Tell the user.`;
     case 'failed':
       return `${toolName} was not run: its approval could not be asked (${why}). Tell the user; do not try to get the same result another way.`;
+    case 'invalid_values':
+      return `A person approved ${toolName} with arguments its schema refuses (${why}), so it was not run. Tell the user; do not try to get the same result another way.`;
   }
 }
 

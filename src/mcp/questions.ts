@@ -20,6 +20,10 @@ export interface Question {
     text: string | null;
     /** On a pause with reviewers, the one whose vote decided it. */
     responded_by?: { id: string; email: string; name: string | null } | null | undefined;
+    /** The form's values as answered (null without a form, or for an option that does not submit it). */
+    values?: Record<string, unknown> | null | undefined;
+    /** True when the values differ from the proposed ones. */
+    edited?: boolean | undefined;
   } | null;
 }
 
@@ -33,6 +37,8 @@ export interface NewQuestion {
   quorum?: number | undefined;
   expires_in?: number | undefined;
   timeout_default?: string | undefined;
+  /** The form the human fills in: a JSON Schema of the fields, and the values proposed. */
+  form?: { schema: Record<string, unknown>; values?: Record<string, unknown> | undefined } | undefined;
 }
 
 /**

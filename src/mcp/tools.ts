@@ -71,6 +71,11 @@ const Outcome = {
     .nullable()
     .describe('The page where the human answers; null when reviewers were named (each has their own link).'),
   expires_at: z.string().describe('When the question expires (ISO 8601).'),
+  values: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe('With fields: the values the human submitted (the proposed ones unless they changed them); else null.'),
+  edited: z.boolean().describe('True when the human changed the proposed values.'),
 };
 type OutcomeValue = z.infer<z.ZodObject<typeof Outcome>>;
 
@@ -93,6 +98,53 @@ const WaitSeconds = z
   .describe(
     `How long this call waits for the answer, 0–${MAX_TOOL_WAIT_SECONDS} seconds (default ${DEFAULT_WAIT_SECONDS}). The question stays open afterwards.`,
   );
+
+// A field of ask_human's form: the flat kinds of MCP elicitation (DESIGN.md,
+// "Typed answers"), each kind's keywords only; the service checks the rest.
+const FieldText = {
+  title: z.string().max(MAX_TITLE_LENGTH).optional().describe('The label.'),
+  description: z.string().max(MAX_BODY_LENGTH).optional().describe('A hint shown under the input.'),
+};
+const Choice = z.object({ const: z.string(), title: z.string().optional() }).strict();
+const FieldSchema = z
+  .discriminatedUnion('type', [
+    z
+      .object({
+        type: z.literal('string'),
+        ...FieldText,
+        minLength: z.number().int().min(0).optional(),
+        maxLength: z.number().int().min(0).optional(),
+        format: z.enum(['email', 'uri', 'date', 'date-time']).optional(),
+        enum: z.array(z.string()).min(1).optional().describe('The choices, as their values.'),
+        oneOf: z.array(Choice).min(1).optional().describe('The choices, each {const, title}.'),
+        'x-multiline': z.boolean().optional().describe('A text area rather than one line.'),
+      })
+      .strict(),
+    z
+      .object({
+        type: z.enum(['number', 'integer']),
+        ...FieldText,
+        minimum: z.number().optional(),
+        maximum: z.number().optional(),
+      })
+      .strict(),
+    z.object({ type: z.literal('boolean'), ...FieldText }).strict(),
+    z
+      .object({
+        type: z.literal('array'),
+        ...FieldText,
+        items: z.union([
+          z.object({ type: z.literal('string'), enum: z.array(z.string()).min(1) }).strict(),
+          z.object({ anyOf: z.array(Choice).min(1) }).strict(),
+        ]),
+        minItems: z.number().int().min(0).optional(),
+        maxItems: z.number().int().min(0).optional(),
+        uniqueItems: z.boolean().optional(),
+      })
+      .strict()
+      .describe('Several choices.'),
+  ])
+  .describe('One field: a string (text, email, date, a choice), a number or integer, a boolean, or several choices.');
 
 const AskHumanInput = {
   question: z
@@ -150,6 +202,19 @@ const AskHumanInput = {
     .string()
     .optional()
     .describe('The outcome if nobody answers in time: one of the options, e.g. "reject". Without it, none.'),
+  fields: z
+    .record(z.string().min(1).max(MAX_OPTION_LENGTH), FieldSchema)
+    .optional()
+    .describe(
+      'A form the human fills in, e.g. to correct what you propose: each field’s name and its schema ' +
+        '({"amount": {"type": "number", "minimum": 0}}). The outcome then carries the submitted values, and ' +
+        'edited says whether the human changed yours.',
+    ),
+  required: z.array(z.string()).optional().describe('With fields: the fields that must be filled in.'),
+  values: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('With fields: the values you propose, shown prefilled; they must meet the fields’ schemas.'),
   wait_seconds: WaitSeconds,
 };
 
@@ -273,8 +338,17 @@ export function createMcpServer(questions: Questions, options: McpServerOptions 
 }
 
 function newQuestion(ask: Omit<z.infer<z.ZodObject<typeof AskHumanInput>>, 'wait_seconds'>): NewQuestion {
-  const { question, details, ...rest } = ask;
-  return details === undefined ? { title: question, ...rest } : { title: question, body: details, ...rest };
+  const { question, details, fields, required, values, ...rest } = ask;
+  const asked: NewQuestion = { title: question, ...rest };
+  if (details !== undefined) asked.body = details;
+  // Without fields there is no form; required and values then go to the service as a form without
+  // properties, which it refuses naming them, rather than being dropped unseen.
+  if (fields !== undefined || required !== undefined || values !== undefined) {
+    const schema: Record<string, unknown> = { type: 'object', properties: fields ?? {} };
+    if (required !== undefined) schema.required = required;
+    asked.form = values === undefined ? { schema } : { schema, values };
+  }
+  return asked;
 }
 
 /**
@@ -321,6 +395,8 @@ function outcomeOf(question: Question): OutcomeValue {
     responded_by: decider ? { id: decider.id, email: decider.email, name: decider.name } : null,
     response_url: question.response_url,
     expires_at: question.expires_at,
+    values: response?.values ?? null,
+    edited: response?.edited === true,
   };
 }
 
@@ -332,7 +408,11 @@ function describeOutcome(outcome: OutcomeValue): string {
       const by = outcome.responded_by ? ` (decided by ${outcome.responded_by.name ?? outcome.responded_by.email})` : '';
       const wrote = outcome.text === null ? '' : `, and wrote ${quoted(outcome.text)}`;
       const chose = outcome.choice === null ? 'answered' : `chose ${quoted(outcome.choice)}`;
-      return `The human ${chose}${wrote}${by}.`;
+      const values =
+        outcome.values === null
+          ? ''
+          : ` Their values${outcome.edited ? ', changed from the ones proposed,' : ' (as proposed)'} are ${JSON.stringify(outcome.values)}: use these.`;
+      return `The human ${chose}${wrote}${by}.${values}`;
     }
     case 'timed_out':
       return outcome.choice === null
@@ -363,8 +443,22 @@ function outcomeResult(question: Question): CallToolResult {
   };
 }
 
-/** The tool's own names for the API's fields, in error messages. */
-const FIELD_NAMES: Record<string, string> = { title: 'question', body: 'details' };
+/** The tool's own names for the API's fields, in error messages: `form.schema.properties.amount` is `fields.amount`. */
+function toolFieldName(field: string): string {
+  const renamed: Array<[RegExp, string]> = [
+    [/^title\b/, 'question'],
+    [/^body\b/, 'details'],
+    [/^form\.schema\.properties\b/, 'fields'],
+    [/^form\.schema\.required\b/, 'required'],
+    [/^form\.schema\b/, 'fields'],
+    [/^form\.values\b/, 'values'],
+    [/^form\b/, 'fields'],
+  ];
+  for (const [pattern, name] of renamed) {
+    if (pattern.test(field)) return field.replace(pattern, name);
+  }
+  return field;
+}
 
 /**
  * An API error as an MCP tool error (isError) with its code and message;
@@ -378,11 +472,10 @@ function toolError(error: unknown, options: McpServerOptions): CallToolResult {
     code = error.code;
     message = error.message;
     const fields = error.details?.fields;
-    if (code === 'invalid_request' && Array.isArray(fields) && fields.length > 0) {
-      const named = (fields as Array<{ field: string; problem: string }>).map(({ field, problem }) => {
-        const [head = '', ...rest] = field.split('.');
-        return `${[FIELD_NAMES[head] ?? head, ...rest].join('.')} ${problem}`;
-      });
+    if ((code === 'invalid_request' || code === 'invalid_form') && Array.isArray(fields) && fields.length > 0) {
+      const named = (fields as Array<{ field: string; problem: string }>).map(
+        ({ field, problem }) => `${toolFieldName(field)} ${problem}`,
+      );
       message = `Invalid request: ${named.join('; ')}.`;
     }
   } else {

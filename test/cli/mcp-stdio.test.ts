@@ -117,6 +117,33 @@ describe('pausepoint mcp over stdio', () => {
     });
   });
 
+  it('ask_human with fields: the form goes through the API, and the outcome carries the values the human edited', async () => {
+    const pending = structured(
+      await callTool(client, 'ask_human', {
+        question: 'Refund order #7?',
+        fields: { amount: { type: 'number', minimum: 0 } },
+        required: ['amount'],
+        values: { amount: 70 },
+        wait_seconds: 0,
+      }).result,
+    );
+    const reply = await call(service.url, 'POST', `/v1/respond/${tokenOf(pending as { response_url: string })}`, {
+      body: { choice: 'approve', values: { amount: 35 } },
+    });
+    expect(reply.status, reply.text).toBe(200);
+    const done = await callTool(client, 'wait_for_human', { pause_id: pending.pause_id, wait_seconds: 5 }).result;
+    expect(structured(done)).toMatchObject({ choice: 'approve', values: { amount: 35 }, edited: true });
+    expect(textOf(done)).toContain('changed from the ones proposed, are {"amount":35}');
+
+    const refused = await callTool(client, 'ask_human', {
+      question: 'Refund?',
+      fields: { amount: { type: 'number', maximum: 10 } },
+      values: { amount: 70 },
+      wait_seconds: 0,
+    }).result;
+    expect(textOf(refused)).toBe('invalid_form: Invalid request: values.amount must be at most 10.');
+  });
+
   it('cancel_question, and the API’s error code on a second cancel', async () => {
     const asked = structured(
       await callTool(client, 'ask_human', { question: 'Drop the table?', wait_seconds: 0 }).result,

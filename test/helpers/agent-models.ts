@@ -131,15 +131,16 @@ export class PauseInbox {
   }
 }
 
-/** Answers a pause as its person would, through the response endpoint. */
+/** Answers a pause as its person would, through the response endpoint; `values` fill in its form. */
 export async function answerPause(
   baseUrl: string,
   pause: { response_url: string | null },
   choice: string,
   text?: string,
+  values?: Record<string, unknown>,
 ) {
   const reply = await call(baseUrl, 'POST', `/v1/respond/${tokenOf(pause)}`, {
-    body: text === undefined ? { choice } : { choice, text },
+    body: { choice, ...(text === undefined ? {} : { text }), ...(values === undefined ? {} : { values }) },
   });
   expect(reply.status, reply.text).toBe(200);
   return reply.body;

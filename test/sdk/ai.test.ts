@@ -1,10 +1,11 @@
-import { generateText, stepCountIs, tool } from 'ai';
+import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { guardTool, guardTools, isToolRefusal } from '../../sdk/src/ai.js';
+import { guardTool, guardTools, isEditedToolResult, isToolRefusal, type ToolRefusal } from '../../sdk/src/ai.js';
 import { Pausepoint } from '../../sdk/src/index.js';
 import { answerPause, PauseInbox, scriptedAiModel, toolResultsSentTo } from '../helpers/agent-models.js';
-import { type Account, registerAccount } from '../helpers/http.js';
+import { type Account, call, registerAccount } from '../helpers/http.js';
+import { tokenOf } from '../helpers/pauses.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 // @pausepoint/sdk/ai with the AI SDK's own mock model: a guarded tool asks a
@@ -315,5 +316,252 @@ describe('guardTool', () => {
     expect(() => guardTool('refund', tool({ inputSchema: z.object({}) }) as never, { client })).toThrow(
       /no execute function/,
     );
+  });
+});
+
+describe('guardTool: approve with edits', () => {
+  it('shows the tool’s input schema as a form with the model’s arguments, submitted by approve', async () => {
+    const { refund } = refundTool();
+    const inbox = new PauseInbox();
+    const model = scriptedAiModel([[{ id: 'call-form', name: 'refund', input: { order: 20, amount: 5 } }], 'OK.']);
+    const running = generateText({
+      model,
+      prompt: 'Refund order 20',
+      tools: { refund: guardTool('refund', refund, { client, onPause: inbox.add, requireReason: true }) },
+      stopWhen: stepCountIs(3),
+    });
+    const pause = await inbox.next();
+    expect(pause.form).toEqual({
+      schema: {
+        type: 'object',
+        properties: { order: { type: 'number' }, amount: { type: 'number' }, note: { type: 'string' } },
+        required: ['order', 'amount'],
+        additionalProperties: false,
+      },
+      values: { order: 20, amount: 5 },
+      on: ['approve'],
+    });
+    expect(pause.require_text).toEqual(['reject']);
+    expect(pause.body).toContain('"approve" runs it once, with the values in the form');
+    await answerPause(service.url, pause, 'reject', 'wrong order');
+    await running;
+  });
+
+  it('runs the tool once with the values the person approved, and the model reads what they changed', async () => {
+    const { refund, runs } = refundTool();
+    const inbox = new PauseInbox();
+    const model = scriptedAiModel([
+      [{ id: 'call-edit', name: 'refund', input: { order: 21, amount: 129.5, note: 'lost' } }],
+      'Refunded 100.',
+    ]);
+    const running = generateText({
+      model,
+      prompt: 'Refund order 21',
+      tools: { refund: guardTool('refund', refund, { client, onPause: inbox.add }) },
+      stopWhen: stepCountIs(3),
+    });
+    const pause = await inbox.next();
+    await answerPause(service.url, pause, 'approve', undefined, { order: 21, amount: 100 });
+    const result = await running;
+    expect(runs).toEqual([{ order: 21, amount: 100 }]);
+    const message =
+      'A person changed the arguments before approving refund: amount from 129.5 to 100; note removed. ' +
+      'It ran once, with their values; its result is in `result`. Use their values from now on.';
+    expect(toolResultsSentTo(model, 1)).toEqual({
+      'call-edit': {
+        type: 'json',
+        value: {
+          edited_by_human: true,
+          message,
+          changes: [
+            { argument: 'amount', proposed: 129.5, approved: 100 },
+            { argument: 'note', proposed: 'lost' },
+          ],
+          input: { order: 21, amount: 100 },
+          result: { refunded: 21, amount: 100 },
+        },
+      },
+    });
+    const [step] = result.steps;
+    expect(isEditedToolResult(step!.toolResults[0]!.output)).toBe(true);
+    expect((await client.pauses.get(pause.id)).response).toMatchObject({
+      values: { order: 21, amount: 100 },
+      edited: true,
+    });
+  });
+
+  it('approve without edits runs the model’s arguments and returns the tool’s own result', async () => {
+    const { refund, runs } = refundTool();
+    const inbox = new PauseInbox();
+    const model = scriptedAiModel([[{ id: 'call-same', name: 'refund', input: { order: 22, amount: 3 } }], 'OK.']);
+    const running = generateText({
+      model,
+      prompt: 'Refund order 22',
+      tools: { refund: guardTool('refund', refund, { client, onPause: inbox.add }) },
+      stopWhen: stepCountIs(3),
+    });
+    // The same values sent back, in another key order, are no edit.
+    await answerPause(service.url, await inbox.next(), 'approve', undefined, { amount: 3, order: 22 });
+    await running;
+    expect(runs).toEqual([{ order: 22, amount: 3 }]);
+    expect(toolResultsSentTo(model, 1)['call-same']).toEqual({ type: 'json', value: { refunded: 22, amount: 3 } });
+  });
+
+  it('does not run values the tool’s own schema refuses, though the form’s JSON Schema accepts them', async () => {
+    const runs: unknown[] = [];
+    const transfer = tool({
+      inputSchema: z.object({ amount: z.number().refine((amount) => amount <= 1000, 'at most 1000') }),
+      execute: async (input) => {
+        runs.push(input);
+        return 'sent';
+      },
+    });
+    const inbox = new PauseInbox();
+    const model = scriptedAiModel([[{ id: 'call-big', name: 'transfer', input: { amount: 10 } }], 'Not sent.']);
+    const running = generateText({
+      model,
+      prompt: 'Send 10',
+      tools: { transfer: guardTool('transfer', transfer, { client, onPause: inbox.add }) },
+      stopWhen: stepCountIs(3),
+    });
+    const pause = await inbox.next();
+    await answerPause(service.url, pause, 'approve', undefined, { amount: 5000 });
+    await running;
+    expect(runs).toEqual([]);
+    const seen = toolResultsSentTo(model, 1)['call-big'] as { value: ToolRefusal };
+    expect(seen.value).toMatchObject({ not_run: true, reason: 'invalid_values', pause_id: pause.id });
+    expect(seen.value.message).toMatch(
+      /^A person approved transfer with arguments its schema refuses \(.*at most 1000/s,
+    );
+  });
+
+  it('asks without a form when the service refuses the tool’s schema, and runs only the arguments shown', async () => {
+    const runs: unknown[] = [];
+    const email = tool({
+      // zod writes a `pattern` beside the email format: forms refuse patterns.
+      inputSchema: z.object({ to: z.email(), subject: z.string() }),
+      execute: async (input) => {
+        runs.push(input);
+        return 'sent';
+      },
+    });
+    // Counts the creates: a schema refused once is not offered again.
+    let creates = 0;
+    const counting = new Pausepoint({
+      apiKey: dev.test,
+      baseUrl: service.url,
+      fetch: (input, init) => {
+        if (init?.method === 'POST' && String(input).endsWith('/v1/pause')) creates += 1;
+        return fetch(input, init);
+      },
+    });
+    const inbox = new PauseInbox();
+    const input = { to: 'ada@example.com', subject: 'Hello' };
+    const model = scriptedAiModel([
+      [{ id: 'call-mail', name: 'email', input }],
+      [{ id: 'call-mail-2', name: 'email', input: { ...input, subject: 'Again' } }],
+      'Sent.',
+    ]);
+    const running = generateText({
+      model,
+      prompt: 'Mail Ada',
+      tools: { email: guardTool('email', email, { client: counting, onPause: inbox.add }) },
+      stopWhen: stepCountIs(4),
+    });
+    const pause = await inbox.next();
+    expect(pause.form).toBeNull();
+    expect(pause.body).toContain('"approve" runs it once, with exactly these arguments.');
+    // Without a form, values cannot be sent.
+    const edited = await call(service.url, 'POST', `/v1/respond/${tokenOf(pause)}`, {
+      body: { choice: 'approve', values: { to: 'eve@example.com', subject: 'Hello' } },
+    });
+    expect(edited.status).toBe(400);
+    await answerPause(service.url, pause, 'approve');
+    const second = await inbox.next();
+    expect(second.form).toBeNull();
+    await answerPause(service.url, second, 'reject');
+    await running;
+    expect(runs).toEqual([input]);
+    expect(inbox.all).toHaveLength(2);
+    expect(creates).toBe(3);
+  });
+
+  it('a jsonSchema() tool, which has no validator of its own, runs only values the service checked against its schema', async () => {
+    const runs: unknown[] = [];
+    const seats = tool({
+      inputSchema: jsonSchema<{ seats: number }>({
+        type: 'object',
+        properties: { seats: { type: 'integer', minimum: 1, maximum: 5 } },
+        required: ['seats'],
+      }),
+      execute: async (input) => {
+        runs.push(input);
+        return 'booked';
+      },
+    });
+    const inbox = new PauseInbox();
+    const model = scriptedAiModel([[{ id: 'call-seats', name: 'book', input: { seats: 4 } }], 'Booked.']);
+    const running = generateText({
+      model,
+      prompt: 'Book 4 seats',
+      tools: { book: guardTool('book', seats, { client, onPause: inbox.add }) },
+      stopWhen: stepCountIs(3),
+    });
+    const pause = await inbox.next();
+    const tooMany = await call(service.url, 'POST', `/v1/respond/${tokenOf(pause)}`, {
+      body: { choice: 'approve', values: { seats: 9 } },
+    });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.code).toBe('invalid_values');
+    await answerPause(service.url, pause, 'approve', undefined, { seats: 2 });
+    await running;
+    expect(runs).toEqual([{ seats: 2 }]);
+    expect(toolResultsSentTo(model, 1)['call-seats']).toMatchObject({
+      value: { edited_by_human: true, changes: [{ argument: 'seats', proposed: 4, approved: 2 }], result: 'booked' },
+    });
+  });
+
+  it('form: false shows the arguments as text only', async () => {
+    const { refund, runs } = refundTool();
+    const inbox = new PauseInbox();
+    const model = scriptedAiModel([[{ id: 'call-plain', name: 'refund', input: { order: 23, amount: 1 } }], 'OK.']);
+    const running = generateText({
+      model,
+      prompt: 'Refund order 23',
+      tools: { refund: guardTool('refund', refund, { client, onPause: inbox.add, form: false }) },
+      stopWhen: stepCountIs(3),
+    });
+    const pause = await inbox.next();
+    expect(pause.form).toBeNull();
+    await answerPause(service.url, pause, 'approve');
+    await running;
+    expect(runs).toEqual([{ order: 23, amount: 1 }]);
+  });
+
+  it('an edited streaming tool streams wrapped results, and its own conversion follows the message', async () => {
+    const progress = tool({
+      inputSchema: z.object({ job: z.string() }),
+      async *execute({ job }) {
+        yield { job, done: 50 };
+        yield { job, done: 100 };
+      },
+      toModelOutput: ({ output }) => ({ type: 'text', value: `${output.job} at ${output.done}%` }),
+    });
+    const inbox = new PauseInbox();
+    const model = scriptedAiModel([[{ id: 'call-job', name: 'progress', input: { job: 'a' } }], 'Done.']);
+    const running = generateText({
+      model,
+      prompt: 'Run a job',
+      tools: guardTools({ progress }, { client, onPause: inbox.add }),
+      stopWhen: stepCountIs(3),
+    });
+    await answerPause(service.url, await inbox.next(), 'approve', undefined, { job: 'b' });
+    await running;
+    expect(toolResultsSentTo(model, 1)['call-job']).toEqual({
+      type: 'text',
+      value:
+        'A person changed the arguments before approving progress: job from "a" to "b". It ran once, with their ' +
+        'values; its result is in `result`. Use their values from now on.\n\nb at 100%',
+    });
   });
 });

@@ -2,7 +2,12 @@ import { Agent, Runner, run, setTracingDisabled, tool } from '@openai/agents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Pausepoint } from '../../sdk/src/index.js';
-import { answerInterruptions, type InterruptionDecision, runWithApprovals } from '../../sdk/src/openai-agents.js';
+import {
+  ApprovedEdits,
+  answerInterruptions,
+  type InterruptionDecision,
+  runWithApprovals,
+} from '../../sdk/src/openai-agents.js';
 import { answerPause, functionResultsIn, PauseInbox, ScriptedAgentsModel } from '../helpers/agent-models.js';
 import { type Account, registerAccount } from '../helpers/http.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -187,5 +192,110 @@ describe('answerInterruptions', () => {
     result = await run(agent, result.state);
     expect(result.finalOutput).toBe('Done.');
     expect(refunds).toEqual([{ order: 7, amount: 70 }]);
+  });
+});
+
+describe('approve with edits', () => {
+  it('shows the tool’s parameters as a form; an edited approval makes the model call again with the person’s values, which then run once without asking', async () => {
+    const model = new ScriptedAgentsModel([
+      [{ id: 'call_big', name: 'refund', input: { order: 5, amount: 990 } }],
+      // The model follows the message and calls again with the approved values (keys in another order).
+      [{ id: 'call_again', name: 'refund', input: { amount: 100, order: 5 } }],
+      'Refunded 100 on order 5.',
+    ]);
+    const { agent, refunds } = refundAgent(model);
+    const inbox = new PauseInbox();
+    const rounds: InterruptionDecision[][] = [];
+    const running = runWithApprovals(agent, 'Refund order 5', {
+      client,
+      onPause: inbox.add,
+      onDecisions: (decisions) => rounds.push(decisions),
+    });
+    const pause = await inbox.next();
+    expect(pause.form).toEqual({
+      schema: {
+        type: 'object',
+        properties: { order: { type: 'number' }, amount: { type: 'number' } },
+        required: ['order', 'amount'],
+        additionalProperties: false,
+      },
+      values: { order: 5, amount: 990 },
+      on: ['approve'],
+    });
+    await answerPause(service.url, pause, 'approve', undefined, { order: 5, amount: 100 });
+
+    const result = await running;
+    expect(result.finalOutput).toBe('Refunded 100 on order 5.');
+    expect(refunds).toEqual([{ order: 5, amount: 100 }]);
+    expect(inbox.all).toHaveLength(1);
+    expect(functionResultsIn(model.requests[1]).call_big).toEqual({
+      type: 'text',
+      text:
+        'A person approved refund with changed arguments: amount from 990 to 100. It was not run with yours. ' +
+        'To run it, call refund again with exactly these arguments: {"order":5,"amount":100}; that call runs ' +
+        'without asking again. Other arguments need a new approval.',
+    });
+    expect(functionResultsIn(model.requests[2]).call_again).toEqual({ type: 'text', text: 'Refunded 100 on order 5.' });
+    expect(
+      rounds.map((round) => round.map(({ approved, edited, pauseId }) => ({ approved, edited, pauseId }))),
+    ).toEqual([
+      [{ approved: false, edited: true, pauseId: pause.id }],
+      [{ approved: true, edited: false, pauseId: pause.id }],
+    ]);
+    expect(rounds[0]![0]!.changes).toEqual([{ argument: 'amount', proposed: 990, approved: 100 }]);
+  });
+
+  it('a call with other arguments than the approved ones is asked about again; the edit is good for one call only', async () => {
+    const model = new ScriptedAgentsModel([
+      [{ id: 'call_1', name: 'refund', input: { order: 6, amount: 50 } }],
+      [{ id: 'call_2', name: 'refund', input: { order: 6, amount: 45 } }],
+      'Stopped.',
+    ]);
+    const { agent, refunds } = refundAgent(model);
+    const inbox = new PauseInbox();
+    const running = runWithApprovals(agent, 'Refund order 6', { client, onPause: inbox.add });
+    await answerPause(service.url, await inbox.next(), 'approve', undefined, { order: 6, amount: 40 });
+    const again = await inbox.next();
+    expect(again.form?.values).toEqual({ order: 6, amount: 45 });
+    await answerPause(service.url, again, 'reject', 'I said 40');
+    await running;
+    expect(refunds).toEqual([]);
+    expect(inbox.all).toHaveLength(2);
+  });
+
+  it('answerInterruptions keeps the edits in the ApprovedEdits it is given, across the rounds of a run you drive', async () => {
+    const model = new ScriptedAgentsModel([
+      [{ id: 'call_x', name: 'refund', input: { order: 7, amount: 70 } }],
+      [{ id: 'call_y', name: 'refund', input: { order: 7, amount: 7 } }],
+      'Done.',
+    ]);
+    const { agent, refunds } = refundAgent(model);
+    const inbox = new PauseInbox();
+    const edits = new ApprovedEdits();
+    let result = await run(agent, 'Refund order 7');
+    const answering = answerInterruptions(result, { client, onPause: inbox.add, edits });
+    await answerPause(service.url, await inbox.next(), 'approve', undefined, { order: 7, amount: 7 });
+    expect((await answering).map((decision) => decision.edited)).toEqual([true]);
+    result = await run(agent, result.state);
+    expect(result.interruptions).toHaveLength(1);
+    expect(await answerInterruptions(result, { client, onPause: inbox.add, edits })).toMatchObject([
+      { approved: true, values: { order: 7, amount: 7 } },
+    ]);
+    result = await run(agent, result.state);
+    expect(result.finalOutput).toBe('Done.');
+    expect(refunds).toEqual([{ order: 7, amount: 7 }]);
+    expect(inbox.all).toHaveLength(1);
+  });
+
+  it('form: false asks about the arguments as text; approving runs them as the model made them', async () => {
+    const model = new ScriptedAgentsModel([[{ id: 'call_p', name: 'refund', input: { order: 8, amount: 8 } }], 'OK.']);
+    const { agent, refunds } = refundAgent(model);
+    const inbox = new PauseInbox();
+    const running = runWithApprovals(agent, 'Refund order 8', { client, onPause: inbox.add, form: false });
+    const pause = await inbox.next();
+    expect(pause.form).toBeNull();
+    await answerPause(service.url, pause, 'approve');
+    await running;
+    expect(refunds).toEqual([{ order: 8, amount: 8 }]);
   });
 });

@@ -115,8 +115,9 @@ it('loads no framework: not for @pausepoint/sdk, not even for /ai; /openai-agent
   );
   const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
   expect(result['index.js']).toContain('Pausepoint');
-  // The AI SDK adapter needs only the framework's types: a guarded tool is a plain object.
-  expect(result['ai.js']).toEqual(['guardTool', 'guardTools', 'isToolRefusal']);
+  // The AI SDK adapter loads nothing of the framework: a guarded tool is a plain object, and only its first
+  // call imports `ai` (asSchema, for the form).
+  expect(result['ai.js']).toEqual(['guardTool', 'guardTools', 'isEditedToolResult', 'isToolRefusal']);
   // The hook does catch a framework import: the Agents adapter calls the framework's run.
   expect(result['openai-agents.js']).toBe('loaded @openai/agents');
 }, 30_000);

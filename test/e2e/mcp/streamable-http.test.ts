@@ -105,6 +105,9 @@ describe('tools', () => {
         'quorum',
         'expires_in',
         'timeout_default',
+        'fields',
+        'required',
+        'values',
         'wait_seconds',
       ].sort(),
     );
