@@ -71,7 +71,10 @@ dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: any
 .body { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0 0 1rem; }
 .label { margin: 0 0 .25rem; color: var(--muted); font-size: .85rem; font-weight: 600; overflow-wrap: anywhere; }
 .form-values { margin: .35rem 0 0; }
-.form-values .facts { font-size: .95rem; }
+.form-values dl.values { display: block; font-size: .95rem; }
+.form-values dl.values dt { color: var(--muted); margin-top: .35rem; }
+.form-values dl.values dd { overflow-wrap: anywhere; }
+table.reviewers td { overflow-wrap: anywhere; }
 .form-values dd.changed { border-left: 3px solid var(--warn); padding-left: .5rem; }
 .form-values .mark { color: var(--warn); }
 .form-values code { white-space: pre-wrap; overflow-wrap: anywhere; }

@@ -270,7 +270,7 @@ export function PauseView({ signedIn, pause, timeline, deliveries, previews, api
                   ? `; a vote for ${pause.veto.map((v) => `“${v}”`).join(' or ')} decides at once`
                   : ''}
               </p>
-              <table>
+              <table class="reviewers">
                 <thead>
                   <tr>
                     <th scope="col">Reviewer</th>

@@ -47,8 +47,9 @@ function Input({ field, id, text, invalid, described }: InputProps) {
     'aria-invalid': invalid ? 'true' : undefined,
     'aria-describedby': described,
   };
-  const single = typeof text === 'string' ? text : '';
-  const list = Array.isArray(text) ? text : [];
+  // A single checkbox posts one text, several a list; a text input, one text.
+  const single = typeof text === 'string' ? text : (text[0] ?? '');
+  const list = Array.isArray(text) ? text : text === '' ? [] : [text];
   switch (kind.kind) {
     case 'text':
       return (

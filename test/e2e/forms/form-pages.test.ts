@@ -203,6 +203,7 @@ describe('a reviewer’s page, the inbox and the console', () => {
     expect(refused.text).toContain('Your vote was not recorded');
     expect(refused.text).toMatch(/<p class="field-error" id="field-0-3-error">is not valid JSON/);
     expect(refused.text).toContain('>\nnot json</textarea>');
+    expect(refused.text).toContain('name="values.notify" value="true" checked=""');
     const voted = await inbox.post(`/inbox/vote/${pause.id}`, fieldsOf({ csrf, choice: 'approve' }));
     expect(voted.status, voted.text).toBe(303);
 
