@@ -12,7 +12,7 @@ import {
 } from '../../helpers/browser.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
 import { nextLink } from '../../helpers/inbox.js';
-import { createPause, tokenOf } from '../../helpers/pauses.js';
+import { createPause } from '../../helpers/pauses.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { type SmtpReceiver, startSmtpReceiver } from '../../helpers/smtp.js';
 
