@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_POSTED_FORM_BYTES } from '../../../src/domain/form-fields.js';
 import { ConsoleClient, csrfIn } from '../../helpers/console.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
 import { InboxClient } from '../../helpers/inbox.js';
@@ -167,6 +168,21 @@ describe('the response page’s form', () => {
       values: { amount: 40, reason: 'other', notify: false },
       edited: true,
     });
+  });
+
+  it('takes a body as large as a form’s values and a comment can be, and refuses a larger one', async () => {
+    const pause = await createPause(service.url, dev.test, {
+      ...refund,
+      form: { schema: { type: 'object', properties: { doc: { type: 'string' } } }, on: ['approve'] },
+    });
+    // 60,000 characters of a form field and a comment of 10,000 three-byte characters, percent-encoded.
+    const large = fieldsOf({ choice: 'approve', 'values.doc': 'x'.repeat(60_000), text: '€'.repeat(10_000) });
+    const taken = await postPage(tokenOf(pause), large);
+    expect(taken.status).toBe(303);
+    const other = await createPause(service.url, dev.test, refund);
+    const tooLarge = await postPage(tokenOf(other), { ...large, 'values.doc': 'x'.repeat(MAX_POSTED_FORM_BYTES) });
+    expect(tooLarge.status).toBe(413);
+    expect((await readPause(other.id)).status).toBe('pending');
   });
 });
 
