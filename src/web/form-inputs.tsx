@@ -228,11 +228,7 @@ export function FormInputs({ form, idSuffix, refused }: { form: Form; idSuffix?:
           problem={refused ? problemOf(refused.problems, field.name) : undefined}
         />
       ))}
-      <p class="hint">
-        {form.on.length === 1
-          ? `Answering ${form.on[0]} sends these values.`
-          : `Answering ${form.on.join(' or ')} sends these values.`}
-      </p>
+      <p class="hint">{`Answering ${form.on.join(' or ')} sends these values.`}</p>
     </section>
   );
 }
