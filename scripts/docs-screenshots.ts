@@ -1,5 +1,5 @@
 // Renders the pictures in docs/: the notification email, the response page
-// and a named reviewer's page, as a recipient sees them, and the developer's
+// (with and without a form) and a named reviewer's page, as a recipient sees them, and the developer's
 // console (the test-mode pauses and one pause), from a real service in test mode.
 // Run: npx tsx scripts/docs-screenshots.ts
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -59,6 +59,58 @@ try {
   await phone.waitForURL(/answered=1/);
   await phone.screenshot({ path: 'docs/response-page-answered.png', fullPage: true });
 
+  // A pause with a form (approve with edits): the response page on a phone and a desktop.
+  const refund = await post(
+    '/v1/pause',
+    {
+      title: 'Refund order #8812?',
+      body: 'The customer reports the screen arrived cracked. Order total: $1,450.',
+      options: ['approve', 'reject'],
+      options_style: { reject: 'danger' },
+      require_text: ['reject'],
+      expires_in: 5400,
+      form: {
+        schema: {
+          type: 'object',
+          properties: {
+            amount: {
+              type: 'number',
+              minimum: 1,
+              maximum: 1450,
+              title: 'Amount (USD)',
+              description: 'At most the order total.',
+            },
+            reason: {
+              title: 'Reason',
+              oneOf: [
+                { const: 'damaged', title: 'Arrived damaged' },
+                { const: 'late', title: 'Arrived late' },
+                { const: 'other', title: 'Other' },
+              ],
+            },
+            notify: { type: 'boolean', title: 'Email the customer' },
+            note: { type: 'string', 'x-multiline': true, maxLength: 500, title: 'Note to the customer' },
+          },
+          required: ['amount', 'reason'],
+        },
+        values: {
+          amount: 1450,
+          reason: 'damaged',
+          notify: true,
+          note: 'Sorry about the screen: a full refund is on its way.',
+        },
+        on: ['approve'],
+      },
+    },
+    account.keys.test,
+  );
+  const formPhone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await formPhone.goto(refund.response_url);
+  await formPhone.screenshot({ path: 'docs/form-page-phone.png', fullPage: true });
+  const formDesktop = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await formDesktop.goto(refund.response_url);
+  await formDesktop.screenshot({ path: 'docs/form-page-desktop.png', fullPage: true });
+
   // A reviewer's page: on a desktop after voting, waiting for the others; on
   // a phone, another reviewer's before voting.
   const reviewed = await post(
@@ -97,6 +149,7 @@ try {
   await desktop.screenshot({ path: 'docs/console-pause.png', fullPage: true });
   console.log(
     'wrote docs/email.png, docs/response-page.png, docs/response-page-answered.png, ' +
+      'docs/form-page-phone.png, docs/form-page-desktop.png, ' +
       'docs/reviewer-page-phone.png, docs/reviewer-page-desktop.png, docs/console-pauses.png, docs/console-pause.png',
   );
 } finally {

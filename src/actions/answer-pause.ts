@@ -2,6 +2,7 @@ import Type from 'typebox';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import type { Form, JsonObject, OptionStyle } from '../domain/form.js';
+import { type PostedFields, valuesFromFields } from '../domain/form-fields.js';
 import {
   answerProblems,
   answerValues,
@@ -12,6 +13,7 @@ import {
   type PauseStatus,
   type PauseView,
 } from '../domain/pause.js';
+import type { FieldProblem } from '../domain/problems.js';
 import { verifyResponseToken } from '../domain/response-token.js';
 import { ApiError, invalidFields } from '../errors.js';
 import { getPause } from '../store/pauses.js';
@@ -56,8 +58,19 @@ export interface SubmittedAnswer {
   values?: object | null;
 }
 
-/** An answer as a form sends it (the response page): text is never null, and other fields are ignored. */
+/**
+ * An answer as a page's form sends it (the response page): text is never
+ * null; the form's fields (inputs named `values.…`, all text) are read by
+ * submitPostedAnswer, and any other field is ignored.
+ */
 export const AnswerFormInput = Type.Object({ choice: Choice, text: Type.Optional(Text) });
+
+/** An answer as a page's form posts it: the form's fields as text, present only when the page drew the form. */
+export interface PostedAnswer {
+  choice: string;
+  text?: string;
+  fields?: PostedFields;
+}
 
 /** Who a response link speaks for: anyone holding the pause's shared link, or one named reviewer. */
 export interface Responder {
@@ -237,6 +250,39 @@ export async function submitAnswer(
   if (problems.length > 0) throw invalidFields(problems);
   if (current.status === 'responded') throw alreadyResponded();
   throw closed();
+}
+
+/**
+ * Records an answer (or a vote) posted by a page that drew the form: for a
+ * choice that submits the form, the fields' text becomes the values
+ * (valuesFromFields), checked as the API checks them; another choice
+ * ignores the fields. A field that cannot be read is refused with every
+ * other problem of the answer, each under `values.<field>` or `text`.
+ */
+export async function submitPostedAnswer(
+  services: Pick<ServiceContext, 'keys' | 'store' | 'clock'>,
+  token: string,
+  posted: PostedAnswer,
+): Promise<AnswerResult> {
+  const { choice, text, fields } = posted;
+  if (fields === undefined) return submitAnswer(services, token, { choice, text });
+  const responder = await responderFor(services, token);
+  const { pause } = responder;
+  const form = pause.form;
+  // A closed pause, or a choice that does not submit the form: the answer says so, or is taken without values.
+  if (form === null || !form.on.includes(choice) || pause.status !== 'pending') {
+    return submitAnswer(services, token, { choice, text });
+  }
+  const { values, problems } = valuesFromFields(form.schema, fields, form.values);
+  if (problems.length > 0) {
+    const unread: FieldProblem[] = problems.map(({ field, problem }) => ({ field: `values.${field}`, problem }));
+    const named = (field: string) => unread.some((p) => field === p.field || field.startsWith(`${p.field}.`));
+    const others = answerProblems(pause, { choice, text: text?.trim() ? text : null, values }).filter(
+      (p) => !named(p.field),
+    );
+    throw invalidFields([...unread, ...others]);
+  }
+  return submitAnswer(services, token, { choice, text, values });
 }
 
 const refusedVote = {

@@ -161,7 +161,7 @@ export const CreatePauseInput = Type.Object(
               {},
               {
                 additionalProperties: true,
-                description: `The proposed answer, shown prefilled; must meet the schema; at most ${formatBytes(MAX_FORM_VALUES_BYTES)} as JSON.`,
+                description: `The proposed answer, shown prefilled; must meet the schema; at most ${formatBytes(MAX_FORM_VALUES_BYTES)} as JSON. Left out, the form's inputs start empty, and an answer that submits the form must send values (\`edited\` is then true).`,
               },
             ),
           ),

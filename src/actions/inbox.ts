@@ -19,7 +19,13 @@ import {
   votesOfReviewer,
   waitingForReviewer,
 } from '../store/inbox.js';
-import { type AnswerResult, type Question, questionFor, submitAnswer } from './answer-pause.js';
+import {
+  type AnswerResult,
+  type PostedAnswer,
+  type Question,
+  questionFor,
+  submitPostedAnswer,
+} from './answer-pause.js';
 import { CONSOLE_SESSION_IDLE_MS, keepAlive } from './console-sessions.js';
 
 // The reviewers' inbox: a reviewer signs in with a single-use link emailed to
@@ -131,16 +137,20 @@ export async function inboxOf(
 
 /**
  * The reviewer's vote on a pause, cast exactly as through their personal link
- * (the same token, the same submitAnswer and its rules). A pause that does
+ * (the same token, the same submitPostedAnswer and its rules). A pause that does
  * not name this address (or is not live) is a 404.
  */
 export async function voteFromInbox(
   services: Pick<ServiceContext, 'keys' | 'store' | 'clock'>,
   email: string,
   pauseId: string,
-  answer: { choice: string; text?: string | null },
+  answer: PostedAnswer,
 ): Promise<AnswerResult> {
   const reviewer = await reviewerByEmail(services.store, { pauseId, email });
   if (!reviewer) throw new ApiError('not_found', 'This question is not in your inbox.');
-  return submitAnswer(services, reviewerToken(services.keys.respondToken, reviewer.pause_id, reviewer.id), answer);
+  return submitPostedAnswer(
+    services,
+    reviewerToken(services.keys.respondToken, reviewer.pause_id, reviewer.id),
+    answer,
+  );
 }

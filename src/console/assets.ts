@@ -70,6 +70,14 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1r
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .body { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0 0 1rem; }
 .label { margin: 0 0 .25rem; color: var(--muted); font-size: .85rem; font-weight: 600; overflow-wrap: anywhere; }
+.form-values { margin: .35rem 0 0; }
+.form-values dl.values { display: block; font-size: .95rem; }
+.form-values dl.values dt { color: var(--muted); margin-top: .35rem; }
+.form-values dl.values dd { overflow-wrap: anywhere; }
+table.reviewers td { overflow-wrap: anywhere; }
+.form-values dd.changed { border-left: 3px solid var(--warn); padding-left: .5rem; }
+.form-values .mark { color: var(--warn); }
+.form-values code { white-space: pre-wrap; overflow-wrap: anywhere; }
 .copy { display: flex; gap: .5rem; align-items: center; margin: 0 0 .5rem; }
 .copy code { flex: 1; overflow-wrap: anywhere; background: var(--soft); padding: .35rem .5rem; border-radius: 6px;
   font-size: .85rem; }

@@ -13,6 +13,7 @@ import type { ServiceContext } from '../context.js';
 import type { Mode } from '../domain/keys.js';
 import { ApiError } from '../errors.js';
 import type { DeliveryOfPause } from '../store/deliveries.js';
+import { FormValues } from './form-values.js';
 import { field } from './forms.js';
 import { Breakable, Copyable, documentOf, ErrorPage, Layout, Notice, Time, urlParts } from './layout.js';
 import { inEitherMode } from './lists.js';
@@ -235,6 +236,18 @@ export function PauseView({ signedIn, pause, timeline, deliveries, previews, api
                     <dd class="body">{pause.response.text}</dd>
                   </>
                 )}
+                {pause.form && pause.response.values && (
+                  <>
+                    <dt>Values</dt>
+                    <dd>
+                      <FormValues
+                        form={pause.form}
+                        values={pause.response.values}
+                        label={pause.response.edited ? 'Edited' : 'Kept'}
+                      />
+                    </dd>
+                  </>
+                )}
                 {pause.response.responded_by && (
                   <>
                     <dt>Decided by</dt>
@@ -257,7 +270,7 @@ export function PauseView({ signedIn, pause, timeline, deliveries, previews, api
                   ? `; a vote for ${pause.veto.map((v) => `“${v}”`).join(' or ')} decides at once`
                   : ''}
               </p>
-              <table>
+              <table class="reviewers">
                 <thead>
                   <tr>
                     <th scope="col">Reviewer</th>
@@ -276,6 +289,9 @@ export function PauseView({ signedIn, pause, timeline, deliveries, previews, api
                           <>
                             “{reviewer.vote.choice}” <Time at={reviewer.vote.voted_at} />
                             {reviewer.vote.text && <div class="muted">{reviewer.vote.text}</div>}
+                            {pause.form && reviewer.vote.values && (
+                              <FormValues form={pause.form} values={reviewer.vote.values} label="Values" />
+                            )}
                           </>
                         ) : (
                           <span class="muted">No vote yet</span>

@@ -295,15 +295,9 @@ export function formDefinitionProblems(form: unknown, options: readonly string[]
   }
   const compiled = compiledForm(form.schema, text);
   const problems: FieldProblem[] = [...(compiled.problems ?? [])];
+  // Without proposed values the form's inputs start empty (and an answer must send values).
   if (compiled.validate && form.values !== undefined) {
     problems.push(...valuesProblems(compiled, form.values, 'form.values'));
-  } else if (compiled.validate) {
-    // Until the pages draw the form (issue 25, item 2), a person answering there
-    // sends no values: without proposed ones the pause could not be answered.
-    problems.push({
-      field: 'form.values',
-      problem: 'is required: the answer pages show the proposed values, and keep them',
-    });
   }
   if (Array.isArray(form.on)) {
     form.on.forEach((option, index) => {

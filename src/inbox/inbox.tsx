@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { endInboxSession, inboxOf, voteFromInbox } from '../actions/inbox.js';
+import { postedFields } from '../domain/form-fields.js';
 import { looksLikePauseId } from '../domain/ids.js';
 import { ApiError } from '../errors.js';
 import type { CastVote } from '../store/inbox.js';
+import type { Refused } from '../web/form-inputs.js';
 import { Time } from '../web/layout.js';
 import { VoteForm } from '../web/response-page.js';
-import { pageMessage } from '../web/routes.js';
+import { pageMessage, refusedFields } from '../web/routes.js';
 import { documentOf, InboxLayout, type InboxSignedIn } from './layout.js';
 import { inboxCookie, inboxSessions } from './session.js';
 
@@ -74,7 +76,7 @@ function VotesTable({ votes }: { votes: CastVote[] }) {
 async function renderInbox(
   app: FastifyInstance,
   signedIn: InboxSignedIn,
-  notice: { voted?: string; error?: string } = {},
+  notice: { voted?: string; error?: string; refused?: { pauseId: string } & Refused } = {},
 ): Promise<string> {
   const { waiting, votes } = await inboxOf(app.services, signedIn.session.email);
   const now = app.services.clock.now();
@@ -105,7 +107,12 @@ async function renderInbox(
                 {question.body && <p class="details">{question.body}</p>}
                 {question.quorum && (
                   <VoteForm
-                    state={{ question, action: `/inbox/vote/${pauseId}`, now }}
+                    state={{
+                      question,
+                      action: `/inbox/vote/${pauseId}`,
+                      now,
+                      ...(notice.refused?.pauseId === pauseId ? { refused: notice.refused } : {}),
+                    }}
                     quorum={question.quorum}
                     extras={{ idSuffix: `-${index}`, hidden: { csrf: signedIn.csrf } }}
                   />
@@ -141,19 +148,23 @@ export function inboxPage(app: FastifyInstance): void {
     const { pauseId } = request.params as { pauseId: string };
     const body = (request.body ?? {}) as Record<string, unknown>;
     const { choice, text } = body;
-    const refuse = async (status: number, error: string) =>
+    const refuse = async (status: number, notice: { error?: string; refused?: { pauseId: string } & Refused }) =>
       html(reply)
         .code(status)
-        .send(await renderInbox(app, signedIn, { error }));
-    if (!looksLikePauseId(pauseId)) return refuse(404, 'This question is not in your inbox.');
+        .send(await renderInbox(app, signedIn, notice));
+    if (!looksLikePauseId(pauseId)) return refuse(404, { error: 'This question is not in your inbox.' });
     if (typeof choice !== 'string' || (text !== undefined && typeof text !== 'string')) {
-      return refuse(400, 'That vote could not be read; try again.');
+      return refuse(400, { error: 'That vote could not be read; try again.' });
     }
+    const fields = postedFields(body);
     try {
-      await voteFromInbox(app.services, signedIn.session.email, pauseId, { choice, text: text ?? null });
+      await voteFromInbox(app.services, signedIn.session.email, pauseId, { choice, text, fields });
     } catch (error) {
       if (!(error instanceof ApiError) || error.code === 'rate_limited') throw error;
-      return refuse(error.status, `Your vote was not recorded: ${pageMessage(error)}`);
+      const problems = refusedFields(error);
+      // Refused field by field: the question's card shows each problem beside its field, with what was typed.
+      if (problems) return refuse(400, { refused: { pauseId, text, fields, problems } });
+      return refuse(error.status, { error: `Your vote was not recorded: ${pageMessage(error)}` });
     }
     return reply.redirect(`/inbox?voted=${pauseId}`, 303);
   });

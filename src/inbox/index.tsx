@@ -1,6 +1,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import { resumeInboxSession } from '../actions/inbox.js';
+import { MAX_POSTED_FORM_BYTES } from '../domain/form-fields.js';
 import { installPageGuard } from '../web/session.js';
 import { inboxPage } from './inbox.js';
 import { documentOf, INBOX_CSS, INBOX_JS, InboxMessage } from './layout.js';
@@ -24,8 +25,8 @@ export async function inboxApp(app: FastifyInstance): Promise<void> {
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
   });
-  // A vote's comment may be 10,000 characters, percent-encoded.
-  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  // A vote's comment may be 10,000 characters, and its form's values 64 KiB as JSON, percent-encoded.
+  await app.register(formbody, { bodyLimit: MAX_POSTED_FORM_BYTES });
 
   installPageGuard(app, {
     sessions: inboxSessions,

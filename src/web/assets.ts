@@ -19,9 +19,6 @@ main { max-width: 40rem; margin: 0 auto; padding: 1.25rem 1rem 3rem; }
 .eyebrow { margin: 0 0 .5rem; color: var(--muted); font-size: .85rem; letter-spacing: .04em; text-transform: uppercase; }
 h1 { margin: 0 0 .75rem; font-size: 1.5rem; line-height: 1.25; overflow-wrap: anywhere; }
 .details { margin: 0 0 1.25rem; white-space: pre-wrap; overflow-wrap: anywhere; }
-.proposed dl { margin: 0 0 .5rem; display: grid; grid-template-columns: minmax(6rem, max-content) 1fr; gap: .25rem 1rem; }
-.proposed dt { font-weight: 600; }
-.proposed dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .time-left { margin: 0 0 1.25rem; color: var(--muted); font-size: .95rem; }
 label { display: block; font-weight: 600; margin: 0 0 .35rem; }
 textarea { width: 100%; min-height: 6rem; padding: .6rem .7rem; font: inherit; color: inherit; background: transparent;
@@ -36,7 +33,29 @@ button.primary, button.picked { background: var(--accent); color: var(--accent-f
 button.danger { border-color: var(--bad); color: var(--bad); }
 button.danger.picked { background: var(--bad); color: var(--accent-fg); }
 button:hover { filter: brightness(1.08); }
-button:focus-visible, a:focus-visible, textarea:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+button:focus-visible, a:focus-visible, textarea:focus-visible, input:focus-visible, select:focus-visible {
+  outline: 3px solid var(--accent); outline-offset: 2px; }
+.form-fields { margin: 0 0 1.25rem; }
+.field { margin: 0 0 1rem; padding: 0; border: 0; min-width: 0; }
+.field > .hint { margin: 0 0 .35rem; }
+.field legend { font-weight: 600; padding: 0; margin: 0 0 .35rem; }
+.field input:not([type=checkbox]), .field select { display: block; width: 100%; min-height: 2.75rem; padding: .55rem .7rem;
+  font: inherit; color: inherit; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+.field input[type=number] { max-width: 14rem; }
+.field input[type=date], .field input[type=datetime-local] { max-width: 16rem; }
+.field textarea.json { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 1rem;
+  min-height: 8rem; }
+.check { display: flex; align-items: center; gap: .6rem; margin: .25rem 0; }
+.check input { width: 1.35rem; height: 1.35rem; margin: 0; flex: none; accent-color: var(--accent); }
+.check label { margin: 0; font-weight: 400; }
+.field > .check label { font-weight: 600; }
+.field.invalid input:not([type=checkbox]), .field.invalid select, .field.invalid textarea { border-color: var(--bad);
+  border-width: 2px; }
+.field-error { margin: 0 0 .35rem; color: var(--bad); font-weight: 600; font-size: .95rem; }
+.field-error::before { content: "⚠ "; }
+.summary ul { margin: .35rem 0 0; padding-left: 1.25rem; }
+.summary p { margin: 0; font-weight: 600; }
+.summary a { color: inherit; }
 button:disabled { opacity: .55; cursor: not-allowed; }
 .notice { margin: 0 0 1rem; padding: .75rem 1rem; border-radius: 8px; border: 1px solid var(--line); }
 .notice.ok { border-color: var(--ok); color: var(--ok); }
@@ -82,7 +101,7 @@ ${LOCAL_TIMES_JS}
     document.querySelectorAll('[data-while-open]').forEach(function (e) { e.hidden = true; });
     var note = document.querySelector('[data-expired-note]');
     if (note) { note.hidden = false; note.textContent = 'This request has expired: no decision is needed any more.'; }
-    document.querySelectorAll('form button, form textarea').forEach(function (b) { b.disabled = true; });
+    document.querySelectorAll('form button, form textarea, form input, form select').forEach(function (b) { b.disabled = true; });
   }
   // The server's own function: the same words as the page it wrote.
   ${TIME_LEFT_JS}

@@ -1,9 +1,9 @@
 import type { Child } from '@pausepoint/jsx';
 import type { Question } from '../actions/answer-pause.js';
-import type { Form } from '../domain/form.js';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import { formatTimeLeft } from '../domain/time-format.js';
 import { documentOf } from '../html.js';
+import { FormInputs, ProblemSummary, type Refused, textId } from './form-inputs.js';
 import { Time } from './layout.js';
 
 // The response page, rendered on the server: the question is readable and
@@ -43,6 +43,8 @@ export interface PageState {
   /** Set right after this person's answer was recorded. */
   justAnswered?: boolean;
   error?: string;
+  /** After an answer refused field by field: what was sent, and each problem, shown beside its field. */
+  refused?: Refused;
 }
 
 const EYEBROW: Record<Question['status'], string> = {
@@ -111,8 +113,8 @@ export interface FormExtras {
 }
 
 function AnswerForm({ state, noun = 'answer', extras = {} }: { state: PageState; noun?: string; extras?: FormExtras }) {
-  const { question } = state;
-  const id = `text${extras.idSuffix ?? ''}`;
+  const { question, refused } = state;
+  const id = textId(extras.idSuffix);
   const preselected = state.preselected && question.options.includes(state.preselected) ? state.preselected : undefined;
   // Options look alike unless the developer styled one (options_style): no
   // option is shown as the one to press. The option the reader picked in
@@ -120,71 +122,67 @@ function AnswerForm({ state, noun = 'answer', extras = {} }: { state: PageState;
   const classOf = (option: string) =>
     [question.options_style[option], option === preselected ? 'picked' : undefined].filter(Boolean).join(' ') ||
     undefined;
+  const { form } = question;
+  const textProblem = refused?.problems.find((p) => p.field === 'text')?.problem;
+  const textDescribedBy = [`${id}-hint`, textProblem && `${id}-error`].filter(Boolean).join(' ');
   return (
     <>
+      {refused && <ProblemSummary form={form} refused={refused} idSuffix={extras.idSuffix} noun={noun} />}
       <TimeLeft question={question} now={state.now} />
       {preselected && (
         <p class="notice" role="status">
           You picked <strong>{preselected}</strong>. Confirm it below, or choose another {noun}.
         </p>
       )}
-      {question.form && <ProposedValues form={question.form} />}
       <form method="post" action={state.action} data-answer="">
         {Object.entries(extras.hidden ?? {}).map(([name, value]) => (
           <input type="hidden" name={name} value={value} />
         ))}
+        {form && <FormInputs form={form} idSuffix={extras.idSuffix} refused={refused} />}
         {question.allow_text && (
-          <>
+          <div class={textProblem ? 'field invalid' : 'field'}>
             <label for={id}>
               Comment{' '}
               <span class="hint">
                 {question.require_text.length > 0 ? `(required for ${question.require_text.join(', ')})` : '(optional)'}
               </span>
             </label>
-            <textarea id={id} name="text" maxlength={MAX_TEXT_LENGTH} aria-describedby={`${id}-hint`}></textarea>
+            {textProblem && (
+              <p class="field-error" id={`${id}-error`}>
+                {textProblem}
+              </p>
+            )}
+            <textarea
+              id={id}
+              name="text"
+              maxlength={MAX_TEXT_LENGTH}
+              aria-describedby={textDescribedBy}
+              aria-invalid={textProblem ? 'true' : undefined}
+            >
+              {`\n${refused?.text ?? ''}`}
+            </textarea>
             <p class="hint" id={`${id}-hint`}>
               Sent along with your {noun}.
             </p>
-          </>
+          </div>
         )}
         <fieldset class="options">
           <legend>Your {noun}</legend>
           {question.options.map((option) => (
-            <button type="submit" name="choice" value={option} class={classOf(option)}>
+            // An option that does not submit the form (say, reject) is not held back by the browser's checks of its fields.
+            <button
+              type="submit"
+              name="choice"
+              value={option}
+              class={classOf(option)}
+              formnovalidate={form !== null && !form.on.includes(option)}
+            >
               {option}
             </button>
           ))}
         </fieldset>
       </form>
     </>
-  );
-}
-
-/**
- * A form's proposed values, read-only: until the page draws the form's inputs
- * (issue 25, item 2) an answer given here keeps them, so the reader sees what
- * they approve. Each field by its title, else its name.
- */
-function ProposedValues({ form }: { form: Form }) {
-  if (!form.values) return null;
-  const properties = (form.schema.properties ?? {}) as Record<string, { title?: unknown }>;
-  const labelOf = (name: string) => {
-    const title = properties[name]?.title;
-    return typeof title === 'string' ? title : name;
-  };
-  return (
-    <section class="proposed" aria-label="Proposed values">
-      <p class="eyebrow">Proposed values</p>
-      <dl>
-        {Object.entries(form.values).map(([name, value]) => (
-          <>
-            <dt>{labelOf(name)}</dt>
-            <dd>{typeof value === 'string' ? value : <code>{JSON.stringify(value)}</code>}</dd>
-          </>
-        ))}
-      </dl>
-      <p class="hint">Answering {form.on.join(' or ')} keeps these values as they are.</p>
-    </section>
   );
 }
 

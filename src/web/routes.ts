@@ -2,7 +2,15 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { AnswerFormInput, findResponder, questionFor, type Responder, submitAnswer } from '../actions/answer-pause.js';
+import {
+  AnswerFormInput,
+  findResponder,
+  questionFor,
+  type Responder,
+  submitPostedAnswer,
+} from '../actions/answer-pause.js';
+import { MAX_POSTED_FORM_BYTES, postedFields } from '../domain/form-fields.js';
+import type { FieldProblem } from '../domain/problems.js';
 import { ApiError } from '../errors.js';
 import { pageSecurityHeaders } from '../http/headers.js';
 import { PAGE_CSS, PAGE_JS } from './assets.js';
@@ -36,8 +44,14 @@ export function pageMessage(error: ApiError): string {
   }
 }
 
+/** The fields an answer was refused for (`text`, `values.amount`, `choice`), or undefined for a refusal of another kind. */
+export function refusedFields(error: ApiError): FieldProblem[] | undefined {
+  const fields = error.details?.fields;
+  return error.status === 400 && Array.isArray(fields) && fields.length > 0 ? (fields as FieldProblem[]) : undefined;
+}
+
 export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
-  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(formbody, { bodyLimit: MAX_POSTED_FORM_BYTES });
 
   app.get('/assets/page.css', { schema: { hide: true } }, (_req, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PAGE_CSS),
@@ -141,11 +155,16 @@ export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { token } = request.params;
+      const { choice, text } = request.body;
+      const fields = postedFields(request.body as Record<string, unknown>);
       try {
-        await submitAnswer(app.services, token, { choice: request.body.choice, text: request.body.text });
+        await submitPostedAnswer(app.services, token, { choice, text, fields });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         if (error.code === 'not_found') return notFound(reply);
+        const problems = refusedFields(error);
+        // Refused field by field: the page again, each problem beside its field, with what was typed.
+        if (problems) return render(request, reply, token, { refused: { text, fields, problems } }, 400);
         return render(request, reply, token, { error: pageMessage(error) }, error.status);
       }
       return reply

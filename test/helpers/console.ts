@@ -20,7 +20,11 @@ export class ConsoleClient {
     return this.send('GET', path, undefined, headers);
   }
 
-  async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<ConsoleReply> {
+  async post(
+    path: string,
+    form: Record<string, string> | URLSearchParams,
+    headers: Record<string, string> = {},
+  ): Promise<ConsoleReply> {
     return this.send('POST', path, new URLSearchParams(form).toString(), headers);
   }
 

@@ -33,16 +33,21 @@ describe('renderQuestionPage', () => {
     expect(styled).toContain('value="reject" class="danger"');
   });
 
-  it('shows a form’s proposed values, read-only and escaped, and says which options need a reason', () => {
+  it('draws a form’s inputs prefilled with the proposed values (escaped), and says which options need a reason', () => {
     const html = renderQuestionPage({
       question: {
         ...question,
+        options: ['approve', 'reject'],
         allow_text: true,
         require_text: ['reject'],
         form: {
           schema: {
             type: 'object',
-            properties: { amount: { type: 'number', title: 'Amount (USD)' }, args: { type: 'object' } },
+            properties: {
+              amount: { type: 'number', title: 'Amount (USD)', minimum: 1, description: 'Refunded <now>' },
+              args: { type: 'object' },
+            },
+            required: ['amount', 'args'],
           },
           values: { amount: 1250, args: { to: '<b>ann</b>' } },
           on: ['approve'],
@@ -51,12 +56,56 @@ describe('renderQuestionPage', () => {
       action: '/r/token',
       now: new Date('2030-01-15T15:00:00.000Z'),
     });
-    expect(html).toContain('<dt>Amount (USD)</dt><dd><code>1250</code></dd>');
-    expect(html).toContain('<dt>args</dt><dd><code>{&quot;to&quot;:&quot;&lt;b&gt;ann&lt;/b&gt;&quot;}</code></dd>');
-    expect(html).toContain('Answering approve keeps these values as they are.');
+    expect(html).toContain('<input type="hidden" name="form" value="drawn"/>');
+    expect(html).toContain(
+      '<label for="field-0">Amount (USD)</label><p class="hint" id="field-0-hint">Refunded &lt;now&gt;',
+    );
+    expect(html).toContain(
+      '<input type="number" id="field-0" name="values.amount" aria-describedby="field-0-hint" value="1250" required="" min="1" step="any"',
+    );
+    expect(html).toContain('name="values.args"');
+    expect(html).toContain('&quot;to&quot;: &quot;&lt;b&gt;ann&lt;/b&gt;&quot;');
+    expect(html).toContain('Answering approve sends these values.');
+    // Reject does not submit the form: the browser's checks of its fields do not hold it back.
+    expect(html).toContain('<button type="submit" name="choice" value="reject" formnovalidate="">');
+    expect(html).toContain('<button type="submit" name="choice" value="approve">');
     expect(html).toContain('(required for reject)');
     expect(html).not.toContain('(optional)');
-    expect(render('2030-01-15T15:00:00.000Z')).not.toContain('Proposed values');
+    expect(render('2030-01-15T15:00:00.000Z')).not.toContain('name="form"');
+  });
+
+  it('after a refused answer: a summary, each error beside its field, and what was typed', () => {
+    const html = renderQuestionPage({
+      question: {
+        ...question,
+        options: ['approve', 'reject'],
+        allow_text: true,
+        require_text: ['reject'],
+        form: {
+          schema: { type: 'object', properties: { amount: { type: 'number', title: 'Amount' } } },
+          values: { amount: 5 },
+          on: ['approve'],
+        },
+      },
+      action: '/r/token',
+      now: new Date('2030-01-15T15:00:00.000Z'),
+      refused: {
+        text: 'my <reason>',
+        fields: { amount: 'twelve' },
+        problems: [
+          { field: 'values.amount', problem: 'must be a number' },
+          { field: 'text', problem: 'is required' },
+        ],
+      },
+    });
+    expect(html).toContain('role="alert"');
+    expect(html).toContain('<li><a href="#field-0">Amount</a> must be a number</li>');
+    expect(html).toContain('<li><a href="#text">Comment</a> is required</li>');
+    expect(html).toContain('aria-invalid="true" aria-describedby="field-0-error" value="twelve"');
+    expect(html).toContain('<p class="field-error" id="field-0-error">must be a number</p>');
+    expect(html).toContain(
+      'aria-describedby="text-hint text-error" aria-invalid="true">\nmy &lt;reason&gt;</textarea>',
+    );
   });
 
   it('shows an open question with the deadline in UTC, marked up for the script to localise', () => {

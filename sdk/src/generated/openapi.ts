@@ -812,7 +812,7 @@ export interface paths {
                             schema: {
                                 [key: string]: unknown;
                             };
-                            /** @description The proposed answer, shown prefilled; must meet the schema; at most 64 KiB as JSON. */
+                            /** @description The proposed answer, shown prefilled; must meet the schema; at most 64 KiB as JSON. Left out, the form's inputs start empty, and an answer that submits the form must send values (`edited` is then true). */
                             values?: {
                                 [key: string]: unknown;
                             };

@@ -58,8 +58,6 @@ describe('a pause with a form', () => {
       [{ form: { schema: { type: 'object', properties: { a: { type: 'strng' } } } } }, ['form.schema.properties.a']],
       [{ form: { schema, values: { amount: 0, extra: true } } }, ['form.values.extra', 'form.values.amount']],
       [{ form: { schema, values: { amount: 5 }, on: ['approve', 'later'] } }, ['form.on.1']],
-      // Until the pages draw the form, a person answering there keeps the proposed values: they must be given.
-      [{ form: { schema } }, ['form.values']],
       [
         { form: { schema: { type: 'object', properties: { a: { $ref: 'https://example.com/s' } } } } },
         ['form.schema.properties.a.$ref'],
@@ -82,6 +80,20 @@ describe('a pause with a form', () => {
       expect(reply.body.error.code).toBe(fields.includes('title') ? 'invalid_request' : 'invalid_form');
       expect(fieldsOf(reply).sort()).toEqual([...fields].sort());
     }
+  });
+
+  it('takes a form without proposed values: an answer that submits it must send values, and is edited', async () => {
+    const pause = await createPause(service.url, dev.test, { ...refund, form: { schema, on: ['approve'] } });
+    expect(pause.form).toEqual({ schema, values: null, on: ['approve'] });
+    const none = await respond(tokenOf(pause), { choice: 'approve' });
+    expect(none.status).toBe(400);
+    expect(fieldsOf(none)).toEqual(['values']);
+    const reply = await respond(tokenOf(pause), { choice: 'approve', values: { amount: 10 } });
+    expect(reply.body).toMatchObject({ status: 'responded', values: { amount: 10 }, edited: true });
+    // A choice outside `on` records no values, and nothing was edited.
+    const rejected = await createPause(service.url, dev.test, { ...refund, form: { schema, on: ['approve'] } });
+    const no = await respond(tokenOf(rejected), { choice: 'reject', text: 'no' });
+    expect(no.body).toMatchObject({ status: 'responded', values: null, edited: false });
   });
 
   it('refuses require_text and options_style that name no option, and require_text with allow_text false', async () => {
