@@ -16,7 +16,7 @@ import {
 import type { FieldProblem } from '../domain/problems.js';
 import { verifyResponseToken } from '../domain/response-token.js';
 import { ApiError, invalidFields } from '../errors.js';
-import { getPause } from '../store/pauses.js';
+import { getAnswerRules, getPause } from '../store/pauses.js';
 import { getReviewer, type OwnVote, ownVote, tallyOf } from '../store/reviewers.js';
 import type { ReviewersTable } from '../store/schema.js';
 import { castVote, respondToPause } from '../store/transitions.js';
@@ -218,7 +218,7 @@ export async function submitAnswer(
   // is read first. Without values, nothing is read before the write.
   let recorded: { values: JsonObject | null; edited: boolean } | undefined;
   if (values !== undefined) {
-    const current = await getPause(store, pauseId);
+    const current = await getAnswerRules(store, pauseId);
     if (!current || current.quorum !== null) throw badToken();
     const problems = answerProblems(current, { choice, text, values });
     if (problems.length > 0) throw invalidFields(problems);

@@ -1,6 +1,6 @@
 import type { PauseForEvent } from '../domain/events.js';
 import type { Form, JsonObject, OptionStyle } from '../domain/form.js';
-import type { Escalation, Pause, PauseNotify } from '../domain/pause.js';
+import type { Escalation, Pause, PauseNotify, Question } from '../domain/pause.js';
 import type { PausesTable } from './schema.js';
 
 // Rows to domain values and back: the store alone knows that JSON is stored
@@ -19,14 +19,11 @@ export function decodePause(row: PausesTable): Pause {
     status: row.status,
     title: row.title,
     body: row.body,
-    options: JSON.parse(row.options) as string[],
-    allowText: row.allow_text === 1,
+    ...decodeAnswerRules(row),
     expiresAt: row.expires_at,
     timeoutDefault: row.timeout_default,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
     notify: parseJson<PauseNotify>(row.notify),
-    form: decodeForm(row),
-    requireText: parseJson<string[]>(row.require_text) ?? [],
     optionsStyle: parseJson<Record<string, OptionStyle>>(row.options_style) ?? {},
     responseChoice: row.response_choice,
     responseText: row.response_text,
@@ -35,7 +32,6 @@ export function decodePause(row: PausesTable): Pause {
     responseEdited: row.response_edited === null ? null : row.response_edited === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    quorum: row.quorum,
     veto: parseJson<string[]>(row.veto) ?? [],
     remindEvery: row.remind_every,
     remindMax: row.remind_max,
@@ -47,6 +43,28 @@ export function decodePause(row: PausesTable): Pause {
     escalatedAt: row.escalated_at,
   };
 }
+
+/** The columns an answer is checked against (answerProblems), and whether the pause has reviewers. */
+export const ANSWER_RULE_COLUMNS = [
+  'quorum',
+  'options',
+  'allow_text',
+  'require_text',
+  'form_schema',
+  'form_values',
+  'form_on',
+] as const satisfies readonly (keyof PausesTable)[];
+
+export type AnswerRules = Question & Pick<Pause, 'quorum'>;
+
+/** What an answer is checked against, decoded: an answer with values reads only these columns. */
+export const decodeAnswerRules = (row: Pick<PausesTable, (typeof ANSWER_RULE_COLUMNS)[number]>): AnswerRules => ({
+  quorum: row.quorum,
+  options: JSON.parse(row.options) as string[],
+  allowText: row.allow_text === 1,
+  requireText: parseJson<string[]>(row.require_text) ?? [],
+  form: decodeForm(row),
+});
 
 const decodeForm = (row: Pick<PausesTable, 'form_schema' | 'form_values' | 'form_on'>): Form | null =>
   row.form_schema === null

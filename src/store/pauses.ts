@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Mode } from '../domain/keys.js';
 import type { Pause, PauseReviewerFields, PauseStatus } from '../domain/pause.js';
-import { decodePause, encodePause } from './decode.js';
+import { ANSWER_RULE_COLUMNS, type AnswerRules, decodeAnswerRules, decodePause, encodePause } from './decode.js';
 import { prepared } from './prepared.js';
 import type { Database, PausesTable } from './schema.js';
 import type { Store } from './store.js';
@@ -21,6 +21,16 @@ const selectPause = prepared((db, input: { id: string }) =>
 export async function getPause(store: Store, id: string, trx?: Kysely<Database>): Promise<Pause | undefined> {
   const [row] = await selectPause(store, { id }, trx);
   return row && decodePause(row);
+}
+
+const selectAnswerRules = prepared((db, input: { id: string }) =>
+  db.selectFrom('pauses').select(ANSWER_RULE_COLUMNS).where('id', '=', input.id),
+);
+
+/** What an answer to the pause is checked against: a few of its columns, read before an answer with values. */
+export async function getAnswerRules(store: Store, id: string): Promise<AnswerRules | undefined> {
+  const [row] = await selectAnswerRules(store, { id });
+  return row && decodeAnswerRules(row);
 }
 
 /**
