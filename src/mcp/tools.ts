@@ -211,6 +211,14 @@ const AskHumanInput = {
         'edited says whether the human changed yours.',
     ),
   required: z.array(z.string()).optional().describe('With fields: the fields that must be filled in.'),
+  submit_options: z
+    .array(z.string())
+    .min(1)
+    .optional()
+    .describe(
+      'With fields: the options that submit the form, e.g. ["approve"]; default every option. Another option ' +
+        '(say "reject") sends no values.',
+    ),
   values: z
     .record(z.string(), z.unknown())
     .optional()
@@ -338,15 +346,15 @@ export function createMcpServer(questions: Questions, options: McpServerOptions 
 }
 
 function newQuestion(ask: Omit<z.infer<z.ZodObject<typeof AskHumanInput>>, 'wait_seconds'>): NewQuestion {
-  const { question, details, fields, required, values, ...rest } = ask;
+  const { question, details, fields, required, values, submit_options: on, ...rest } = ask;
   const asked: NewQuestion = { title: question, ...rest };
   if (details !== undefined) asked.body = details;
   // Without fields there is no form; required and values then go to the service as a form without
   // properties, which it refuses naming them, rather than being dropped unseen.
-  if (fields !== undefined || required !== undefined || values !== undefined) {
+  if (fields !== undefined || required !== undefined || values !== undefined || on !== undefined) {
     const schema: Record<string, unknown> = { type: 'object', properties: fields ?? {} };
     if (required !== undefined) schema.required = required;
-    asked.form = values === undefined ? { schema } : { schema, values };
+    asked.form = { schema, ...(values === undefined ? {} : { values }), ...(on === undefined ? {} : { on }) };
   }
   return asked;
 }
@@ -411,7 +419,7 @@ function describeOutcome(outcome: OutcomeValue): string {
       const values =
         outcome.values === null
           ? ''
-          : ` Their values${outcome.edited ? ', changed from the ones proposed,' : ' (as proposed)'} are ${JSON.stringify(outcome.values)}: use these.`;
+          : ` With that answer they submitted these values${outcome.edited ? ', changed from the ones proposed' : ', as proposed'}: ${JSON.stringify(outcome.values)}.`;
       return `The human ${chose}${wrote}${by}.${values}`;
     }
     case 'timed_out':
@@ -452,6 +460,7 @@ function toolFieldName(field: string): string {
     [/^form\.schema\.required\b/, 'required'],
     [/^form\.schema\b/, 'fields'],
     [/^form\.values\b/, 'values'],
+    [/^form\.on\b/, 'submit_options'],
     [/^form\b/, 'fields'],
   ];
   for (const [pattern, name] of renamed) {

@@ -133,7 +133,7 @@ describe('pausepoint mcp over stdio', () => {
     expect(reply.status, reply.text).toBe(200);
     const done = await callTool(client, 'wait_for_human', { pause_id: pending.pause_id, wait_seconds: 5 }).result;
     expect(structured(done)).toMatchObject({ choice: 'approve', values: { amount: 35 }, edited: true });
-    expect(textOf(done)).toContain('changed from the ones proposed, are {"amount":35}');
+    expect(textOf(done)).toContain('changed from the ones proposed: {"amount":35}');
 
     const refused = await callTool(client, 'ask_human', {
       question: 'Refund?',

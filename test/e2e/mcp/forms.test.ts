@@ -95,7 +95,7 @@ describe('ask_human with fields', () => {
     const waited = await callTool('wait_for_human', { pause_id: asked.pause_id, wait_seconds: 5 });
     expect(outcomeOf(waited)).toMatchObject({ status: 'responded', choice: 'approve', values: edited, edited: true });
     expect(textOf(waited)).toContain(
-      `The human chose "approve". Their values, changed from the ones proposed, are ${JSON.stringify(edited)}: use these.`,
+      `The human chose "approve". With that answer they submitted these values, changed from the ones proposed: ${JSON.stringify(edited)}.`,
     );
   });
 
@@ -111,7 +111,30 @@ describe('ask_human with fields', () => {
     await answer(asked, { choice: 'approve' });
     const waited = await callTool('wait_for_human', { pause_id: asked.pause_id, wait_seconds: 5 });
     expect(outcomeOf(waited)).toMatchObject({ values: { reply: 'Thanks, refunded.' }, edited: false });
-    expect(textOf(waited)).toContain('Their values (as proposed) are {"reply":"Thanks, refunded."}: use these.');
+    expect(textOf(waited)).toContain('they submitted these values, as proposed: {"reply":"Thanks, refunded."}.');
+  });
+
+  it('with submit_options, another option sends no values, and the sentence offers none', async () => {
+    const asked = outcomeOf(
+      await callTool('ask_human', {
+        question: 'Refund order #4412?',
+        ...refundForm,
+        submit_options: ['approve'],
+        allow_text: true,
+        wait_seconds: 0,
+      }),
+    );
+    const pause = (await call(service.url, 'GET', `/v1/pause/${asked.pause_id}`, { token: dev.test })).body;
+    expect(pause.form.on).toEqual(['approve']);
+    await answer(asked, { choice: 'reject', text: 'Not eligible.' });
+    const waited = await callTool('wait_for_human', { pause_id: asked.pause_id, wait_seconds: 5 });
+    expect(outcomeOf(waited)).toMatchObject({ choice: 'reject', values: null, edited: false });
+    expect(textOf(waited)).toContain('The human chose "reject", and wrote "Not eligible.".');
+    expect(textOf(waited)).not.toContain('submitted these values');
+
+    const unknown = await callTool('ask_human', { question: 'Refund?', ...refundForm, submit_options: ['maybe'] });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain('submit_options');
   });
 
   it('a question without fields answers values null and edited false', async () => {
