@@ -114,7 +114,8 @@ const TEXT_INPUTS: Record<string, 'email' | 'url' | 'date' | 'datetime-local'> =
 export function fieldKind(schema: JsonObject): FieldKind {
   const choices = choicesOf(schema);
   // A nullable field's empty choice is its null.
-  if (choices) return { kind: 'choice', choices: isNullable(schema) ? choices.filter((c) => c.value !== null) : choices };
+  if (choices)
+    return { kind: 'choice', choices: isNullable(schema) ? choices.filter((c) => c.value !== null) : choices };
   const type = typeOf(schema);
   if (type === 'string') {
     if (schema['x-multiline'] === true) return { kind: 'multiline' };
@@ -277,7 +278,7 @@ export function postedFields(body: Record<string, unknown>): PostedFields | unde
   for (const [key, value] of Object.entries(body)) {
     if (!key.startsWith(FIELD_PREFIX)) continue;
     if (typeof value === 'string' || (Array.isArray(value) && value.every((each) => typeof each === 'string')))
-      setOwn(fields, key.slice(FIELD_PREFIX.length), value);
+      setOwn<PostedField>(fields, key.slice(FIELD_PREFIX.length), value);
   }
   return fields;
 }
