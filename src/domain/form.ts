@@ -63,6 +63,7 @@ const ajv = new Ajv2020({
   coerceTypes: false,
   useDefaults: false, // validating never changes the values
   removeAdditional: false,
+  ownProperties: true, // a field named `constructor` or `toString` is the values' own, never the inherited function
 });
 ((addFormats as any).default ?? addFormats)(ajv, { mode: 'fast', formats: FORMATS });
 ajv.addKeyword({ keyword: 'x-multiline', schemaType: 'boolean' });

@@ -222,6 +222,11 @@ describe('valuesFromFields', () => {
     expect(read(named, { constructor: 'c', toString: '2' }, { constructor: 'c' })).toBe(
       '{"values":{"constructor":"c","toString":2},"problems":[]}',
     );
+    // The schema's checks read the values' own properties too.
+    expect(formProblems({ schema: { ...named, required: ['toString'] } }, {})).toEqual([
+      { field: 'toString', problem: 'is required' },
+    ]);
+    expect(formProblems({ schema: named }, {})).toEqual([]);
     // A posted `values.__proto__` is a field like any other, not the fields' prototype.
     const fields = postedFields({ [FORM_DRAWN.name]: FORM_DRAWN.value, 'values.__proto__': ['a'] });
     expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
