@@ -251,14 +251,14 @@ export function valuesFromFields(
   fields: PostedFields,
   proposed: JsonObject | null = null,
 ): { values: JsonObject; problems: FieldProblem[] } {
-  const formed = formFields(schema);
+  const schemaFields = formFields(schema);
   const values: JsonObject = {};
   // Proposed keys that are no field stay, as they do when the API's answer leaves the values out.
   for (const [name, value] of Object.entries(proposed ?? {})) {
-    if (!formed.some((field) => field.name === name)) setOwn(values, name, value);
+    if (!schemaFields.some((field) => field.name === name)) setOwn(values, name, value);
   }
   const problems: FieldProblem[] = [];
-  for (const field of formed) {
+  for (const field of schemaFields) {
     const posted = own(fields, field.name);
     if (proposed !== null && samePosted(field, posted, fieldText(field, own(proposed, field.name)))) {
       if (Object.hasOwn(proposed, field.name)) setOwn(values, field.name, proposed[field.name]);
