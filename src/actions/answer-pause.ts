@@ -7,6 +7,7 @@ import {
   answerProblems,
   answerValues,
   currentOutcome,
+  givenText,
   MAX_OPTION_LENGTH,
   MAX_TEXT_LENGTH,
   type Pause,
@@ -16,6 +17,7 @@ import {
 import type { FieldProblem } from '../domain/problems.js';
 import { verifyResponseToken } from '../domain/response-token.js';
 import { ApiError, invalidFields } from '../errors.js';
+import type { AnswerRules } from '../store/decode.js';
 import { getAnswerRules, getPause } from '../store/pauses.js';
 import { getReviewer, type OwnVote, ownVote, tallyOf } from '../store/reviewers.js';
 import type { ReviewersTable } from '../store/schema.js';
@@ -183,20 +185,22 @@ export interface AnswerResult {
  *
  * Nothing is read before the write: an answer's update itself checks that it
  * fits the question, and a vote reads the pause once, in its transaction.
- * Only when nothing was recorded is the pause read, to say why.
+ * Only when nothing was recorded is the pause read, to say why. Values are
+ * checked against the pause's answer rules, read first unless the caller
+ * already read them (`rules`: they never change once the pause is created).
  */
 export async function submitAnswer(
   services: Pick<ServiceContext, 'keys' | 'store' | 'clock'>,
   token: string,
   answer: SubmittedAnswer,
+  rules?: AnswerRules,
 ): Promise<AnswerResult> {
   const subject = verifyResponseToken(services.keys.respondToken, token);
   if (!subject) throw badToken();
   const { pauseId, reviewerId } = subject;
   const { store, clock } = services;
   const { choice } = answer;
-  // Blank text is no text: a required reason is not given by spaces.
-  const text = answer.text?.trim() ? answer.text : null;
+  const text = givenText(answer.text);
   const values = answer.values ?? undefined;
   if (reviewerId) {
     const vote = await castVote(store, { pauseId, reviewerId, choice, text, values, clock });
@@ -218,7 +222,7 @@ export async function submitAnswer(
   // is read first. Without values, nothing is read before the write.
   let recorded: { values: JsonObject | null; edited: boolean } | undefined;
   if (values !== undefined) {
-    const current = await getAnswerRules(store, pauseId);
+    const current = rules ?? (await getAnswerRules(store, pauseId));
     if (!current || current.quorum !== null) throw badToken();
     const problems = answerProblems(current, { choice, text, values });
     if (problems.length > 0) throw invalidFields(problems);
@@ -253,11 +257,25 @@ export async function submitAnswer(
 }
 
 /**
+ * Why the responder can no longer answer, as the write would say it (the
+ * pause decided, closed or past its deadline, the reviewer's vote cast);
+ * undefined while they can.
+ */
+function refusalOf({ pause, reviewer }: Responder, now: string): ApiError | undefined {
+  if (pause.status === 'responded') return alreadyResponded();
+  if (pause.status !== 'pending' || pause.expiresAt <= now) return closed();
+  if (reviewer?.voted_at) return refusedVote.already_voted();
+  return undefined;
+}
+
+/**
  * Records an answer (or a vote) posted by a page that drew the form: for a
  * choice that submits the form, the fields' text becomes the values
  * (valuesFromFields), checked as the API checks them; another choice
- * ignores the fields. A field that cannot be read is refused with every
- * other problem of the answer, each under `values.<field>` or `text`.
+ * ignores the fields. An answer that can no longer be taken is refused as
+ * such before any field is read; a field that cannot be read is refused
+ * with every other problem of the answer, each under `values.<field>` or
+ * `text`. The pause is read once, here.
  */
 export async function submitPostedAnswer(
   services: Pick<ServiceContext, 'keys' | 'store' | 'clock'>,
@@ -267,22 +285,20 @@ export async function submitPostedAnswer(
   const { choice, text, fields } = posted;
   if (fields === undefined) return submitAnswer(services, token, { choice, text });
   const responder = await responderFor(services, token);
+  const refusal = refusalOf(responder, isoTime(services.clock.now()));
+  if (refusal) throw refusal;
   const { pause } = responder;
   const form = pause.form;
-  // A closed pause, or a choice that does not submit the form: the answer says so, or is taken without values.
-  if (form === null || !form.on.includes(choice) || pause.status !== 'pending') {
-    return submitAnswer(services, token, { choice, text });
-  }
+  // A choice that does not submit the form is taken without values.
+  if (form === null || !form.on.includes(choice)) return submitAnswer(services, token, { choice, text });
   const { values, problems } = valuesFromFields(form.schema, fields, form.values);
   if (problems.length > 0) {
     const unread: FieldProblem[] = problems.map(({ field, problem }) => ({ field: `values.${field}`, problem }));
     const named = (field: string) => unread.some((p) => field === p.field || field.startsWith(`${p.field}.`));
-    const others = answerProblems(pause, { choice, text: text?.trim() ? text : null, values }).filter(
-      (p) => !named(p.field),
-    );
+    const others = answerProblems(pause, { choice, text: givenText(text), values }).filter((p) => !named(p.field));
     throw invalidFields([...unread, ...others]);
   }
-  return submitAnswer(services, token, { choice, text, values });
+  return submitAnswer(services, token, { choice, text, values }, pause);
 }
 
 const refusedVote = {

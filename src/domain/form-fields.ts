@@ -1,4 +1,4 @@
-import { type JsonObject, MAX_FORM_VALUES_BYTES } from './form.js';
+import { isObject, type JsonObject, MAX_FORM_VALUES_BYTES } from './form.js';
 import { MAX_TEXT_LENGTH } from './pause.js';
 import type { FieldProblem } from './problems.js';
 
@@ -39,6 +39,8 @@ export interface FormField {
   /** The subschema's `description`. */
   hint?: string;
   kind: FieldKind;
+  /** Whether its type includes "null": then an empty input stands for null, and may be left empty. */
+  nullable: boolean;
 }
 
 /** What a browser posts for one field: nothing, one text, or several (checkboxes). */
@@ -57,9 +59,6 @@ export const MAX_POSTED_FORM_BYTES = 3 * MAX_FORM_VALUES_BYTES + 9 * MAX_TEXT_LE
 /** A hidden input (name and value) that says the page drew the form: only then are its fields read. */
 export const FORM_DRAWN = { name: 'form', value: 'drawn' } as const;
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const isScalar = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
 
 /** The one type a subschema names, ignoring "null" (`["string", "null"]` is a string). */
@@ -68,6 +67,21 @@ function typeOf(schema: JsonObject): string | undefined {
   if (!Array.isArray(schema.type)) return undefined;
   const types = schema.type.filter((type) => type !== 'null');
   return types.length === 1 && typeof types[0] === 'string' ? types[0] : undefined;
+}
+
+/** Whether a subschema's type includes "null" (and its enum, if any, lists null). */
+function isNullable(schema: JsonObject): boolean {
+  if (!Array.isArray(schema.type) || !schema.type.includes('null')) return false;
+  return !Array.isArray(schema.enum) || schema.enum.includes(null);
+}
+
+/** A name's own value in an object, never one inherited (`constructor`, `toString`). */
+export const own = <T>(object: Record<string, T> | null | undefined, name: string): T | undefined =>
+  object && Object.hasOwn(object, name) ? object[name] : undefined;
+
+/** Sets a name's own value, `__proto__` included, which plain assignment would take as the prototype. */
+function setOwn<T>(object: Record<string, T>, name: string, value: T): void {
+  Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
 const choiceText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
@@ -99,7 +113,9 @@ const TEXT_INPUTS: Record<string, 'email' | 'url' | 'date' | 'datetime-local'> =
 
 export function fieldKind(schema: JsonObject): FieldKind {
   const choices = choicesOf(schema);
-  if (choices) return { kind: 'choice', choices };
+  // A nullable field's empty choice is its null.
+  if (choices)
+    return { kind: 'choice', choices: isNullable(schema) ? choices.filter((c) => c.value !== null) : choices };
   const type = typeOf(schema);
   if (type === 'string') {
     if (schema['x-multiline'] === true) return { kind: 'multiline' };
@@ -127,6 +143,7 @@ export function formFields(schema: JsonObject): FormField[] {
       label: typeof sub.title === 'string' && sub.title.trim() ? sub.title : name,
       ...(typeof sub.description === 'string' && sub.description.trim() ? { hint: sub.description } : {}),
       kind: fieldKind(sub),
+      nullable: isNullable(sub),
     };
   });
 }
@@ -156,8 +173,10 @@ export function fieldText(field: FormField, value: unknown): string | string[] {
 
 const listOf = (posted: PostedField): string[] =>
   posted === undefined ? [] : Array.isArray(posted) ? posted : [posted];
-/** A text box's text as posted: browsers send a text area's line ends as CRLF. */
-const textOf = (posted: PostedField) => (listOf(posted)[0] ?? '').replaceAll('\r\n', '\n');
+/** Line ends as LF: browsers send a text area's as CRLF. */
+const lfLineEnds = (text: string) => text.replace(/\r\n?/g, '\n');
+/** A text box's text as posted. */
+const textOf = (posted: PostedField) => lfLineEnds(listOf(posted)[0] ?? '');
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const DATETIME_LOCAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?$/;
@@ -175,7 +194,7 @@ function readField(field: FormField, posted: PostedField): Read {
     return { value: kind.choices.filter((c) => texts.includes(c.text)).map((c) => c.value) };
   }
   const text = textOf(posted);
-  if (text === '') return { omitted: true };
+  if (text === '') return field.nullable ? { value: null } : { omitted: true };
   switch (kind.kind) {
     case 'choice': {
       const choice = kind.choices.find((c) => c.text === text);
@@ -204,35 +223,50 @@ function readField(field: FormField, posted: PostedField): Read {
   }
 }
 
-const samePosted = (posted: PostedField, text: string | string[]) =>
-  Array.isArray(text)
-    ? listOf(posted).length === text.length && listOf(posted).every((each) => text.includes(each))
-    : textOf(posted) === text;
+/** Two datetime-local texts of the same instant: a browser may write the value it was given otherwise (no `:00`). */
+const sameInstant = (a: string, b: string) =>
+  DATETIME_LOCAL.test(a) && DATETIME_LOCAL.test(b) && Date.parse(`${a}Z`) === Date.parse(`${b}Z`);
+
+/** Whether a field was posted as it was prefilled with `text`. */
+function samePosted(field: FormField, posted: PostedField, text: string | string[]): boolean {
+  if (Array.isArray(text)) {
+    return listOf(posted).length === text.length && listOf(posted).every((each) => text.includes(each));
+  }
+  const sent = textOf(posted);
+  if (sent === lfLineEnds(text)) return true;
+  return field.kind.kind === 'text' && field.kind.input === 'datetime-local' && sameInstant(sent, text);
+}
 
 /**
  * The values a form's posted fields stand for, and each field's text that
  * cannot be read (keyed by the field's name, as formProblems keys them with
  * an empty `at`). An empty field is left out (the schema then says whether it
- * was required); an unchecked box is false and no checked box an empty list.
- * With proposed values, a field posted exactly as it was prefilled keeps the
- * proposed value, or its absence.
+ * was required), or null when its type includes "null"; an unchecked box is
+ * false and no checked box an empty list. With proposed values, a field posted
+ * as it was prefilled keeps the proposed value, or its absence, and the
+ * proposed keys that are no field are kept.
  */
 export function valuesFromFields(
   schema: JsonObject,
   fields: PostedFields,
   proposed: JsonObject | null = null,
 ): { values: JsonObject; problems: FieldProblem[] } {
+  const schemaFields = formFields(schema);
   const values: JsonObject = {};
+  // Proposed keys that are no field stay, as they do when the API's answer leaves the values out.
+  for (const [name, value] of Object.entries(proposed ?? {})) {
+    if (!schemaFields.some((field) => field.name === name)) setOwn(values, name, value);
+  }
   const problems: FieldProblem[] = [];
-  for (const field of formFields(schema)) {
-    const posted = fields[field.name];
-    if (proposed !== null && samePosted(posted, fieldText(field, proposed[field.name]))) {
-      if (Object.hasOwn(proposed, field.name)) values[field.name] = proposed[field.name];
+  for (const field of schemaFields) {
+    const posted = own(fields, field.name);
+    if (proposed !== null && samePosted(field, posted, fieldText(field, own(proposed, field.name)))) {
+      if (Object.hasOwn(proposed, field.name)) setOwn(values, field.name, proposed[field.name]);
       continue;
     }
     const read = readField(field, posted);
     if ('problem' in read) problems.push({ field: field.name, problem: read.problem });
-    else if ('value' in read) values[field.name] = read.value;
+    else if ('value' in read) setOwn(values, field.name, read.value);
   }
   return { values, problems };
 }
@@ -243,9 +277,8 @@ export function postedFields(body: Record<string, unknown>): PostedFields | unde
   const fields: PostedFields = {};
   for (const [key, value] of Object.entries(body)) {
     if (!key.startsWith(FIELD_PREFIX)) continue;
-    if (typeof value === 'string') fields[key.slice(FIELD_PREFIX.length)] = value;
-    else if (Array.isArray(value) && value.every((each) => typeof each === 'string'))
-      fields[key.slice(FIELD_PREFIX.length)] = value;
+    if (typeof value === 'string' || (Array.isArray(value) && value.every((each) => typeof each === 'string')))
+      setOwn<PostedField>(fields, key.slice(FIELD_PREFIX.length), value);
   }
   return fields;
 }

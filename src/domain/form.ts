@@ -63,6 +63,7 @@ const ajv = new Ajv2020({
   coerceTypes: false,
   useDefaults: false, // validating never changes the values
   removeAdditional: false,
+  ownProperties: true, // a field named `constructor` or `toString` is the values' own, never the inherited function
 });
 ((addFormats as any).default ?? addFormats)(ajv, { mode: 'fast', formats: FORMATS });
 ajv.addKeyword({ keyword: 'x-multiline', schemaType: 'boolean' });
@@ -120,7 +121,7 @@ const UNSAFE_PATTERN =
   'is not supported in a form: a regular expression can take exponential time on a crafted text; use enum, format or maxLength';
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 
-const isObject = (value: unknown): value is JsonObject =>
+export const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What a schema uses that forms refuse, with where (a path with dots below `at`). */
@@ -198,6 +199,9 @@ function compileForm(schema: JsonObject): Compiled {
     problems.push({ field: `${at}.properties`, problem: 'must be an object naming at least one field' });
   } else if (Object.keys(properties).length > MAX_FORM_PROPERTIES) {
     problems.push({ field: `${at}.properties`, problem: `must have at most ${MAX_FORM_PROPERTIES} fields` });
+  } else if (Object.hasOwn(properties, '__proto__')) {
+    // As a key of the values a page builds, it would set their prototype, not a field.
+    problems.push({ field: `${at}.properties.__proto__`, problem: 'is not a name a field may have' });
   }
   refusedParts(schema, at, problems);
   if (problems.length > 0) return { problems };

@@ -154,6 +154,9 @@ export interface Answer {
   values?: unknown;
 }
 
+/** An answer's text as recorded: blank text is no text, so a required reason is not given by spaces. */
+export const givenText = (text: string | null | undefined): string | null => (text?.trim() ? text : null);
+
 /** The parts of a pause an answer is checked against. */
 export type Question = Pick<Pause, 'options' | 'allowText' | 'form' | 'requireText'>;
 

@@ -4,10 +4,9 @@ import { postedFields } from '../domain/form-fields.js';
 import { looksLikePauseId } from '../domain/ids.js';
 import { ApiError } from '../errors.js';
 import type { CastVote } from '../store/inbox.js';
-import type { Refused } from '../web/form-inputs.js';
+import { type Refused, refusedFields } from '../web/form-inputs.js';
 import { Time } from '../web/layout.js';
-import { VoteForm } from '../web/response-page.js';
-import { pageMessage, refusedFields } from '../web/routes.js';
+import { pageMessage, VoteForm } from '../web/response-page.js';
 import { documentOf, InboxLayout, type InboxSignedIn } from './layout.js';
 import { inboxCookie, inboxSessions } from './session.js';
 

@@ -6,9 +6,11 @@ import {
   type FormField,
   fieldText,
   formFields,
+  own,
   type PostedFields,
 } from '../domain/form-fields.js';
 import type { FieldProblem } from '../domain/problems.js';
+import type { ApiError } from '../errors.js';
 
 // A pause's form drawn as native inputs, inside the answer's <form>, for the
 // response page, a reviewer's page and the inbox: prefilled with the proposed
@@ -21,6 +23,12 @@ export interface Refused {
   text?: string;
   fields?: PostedFields;
   problems: FieldProblem[];
+}
+
+/** The fields an answer was refused for (`text`, `values.amount`, `choice`), or undefined for a refusal of another kind. */
+export function refusedFields(error: ApiError): FieldProblem[] | undefined {
+  const fields = error.details?.fields;
+  return error.status === 400 && Array.isArray(fields) && fields.length > 0 ? (fields as FieldProblem[]) : undefined;
 }
 
 export const fieldId = (index: number, idSuffix = '') => `field${idSuffix}-${index}`;
@@ -39,8 +47,12 @@ const describedBy = (...ids: (string | false | undefined)[]) => ids.filter(Boole
 
 const numberOrUndefined = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
+/** Whether a field may be left empty: it is optional, or empty stands for its null. */
+const mayBeEmpty = (field: FormField) => !field.required || field.nullable;
+
 function Input({ field, id, text, invalid, described }: InputProps) {
-  const { schema, kind, required, name } = field;
+  const { schema, kind, name } = field;
+  const required = !mayBeEmpty(field);
   const common = {
     id,
     name: `${FIELD_PREFIX}${name}`,
@@ -50,8 +62,23 @@ function Input({ field, id, text, invalid, described }: InputProps) {
   // A single checkbox posts one text, several a list; a text input, one text.
   const single = typeof text === 'string' ? text : (text[0] ?? '');
   const list = Array.isArray(text) ? text : text === '' ? [] : [text];
+  const textArea = () => (
+    <textarea
+      {...common}
+      class={kind.kind === 'json' ? 'json' : undefined}
+      spellcheck={kind.kind === 'json' ? 'false' : undefined}
+      required={required}
+      minlength={numberOrUndefined(schema.minLength)}
+      maxlength={numberOrUndefined(schema.maxLength)}
+    >
+      {/* A leading newline would be eaten by the HTML parser: one is added for it to eat. */}
+      {`\n${single}`}
+    </textarea>
+  );
   switch (kind.kind) {
     case 'text':
+      // A text input would lose the line breaks of a value that has them (an email's body in a tool's arguments).
+      if (/[\r\n]/.test(single)) return textArea();
       return (
         <input
           type={kind.input}
@@ -66,19 +93,7 @@ function Input({ field, id, text, invalid, described }: InputProps) {
       );
     case 'multiline':
     case 'json':
-      return (
-        <textarea
-          {...common}
-          class={kind.kind === 'json' ? 'json' : undefined}
-          spellcheck={kind.kind === 'json' ? 'false' : undefined}
-          required={required}
-          minlength={numberOrUndefined(schema.minLength)}
-          maxlength={numberOrUndefined(schema.maxLength)}
-        >
-          {/* A leading newline would be eaten by the HTML parser: one is added for it to eat. */}
-          {`\n${single}`}
-        </textarea>
-      );
+      return textArea();
     case 'number':
       return (
         <input
@@ -155,7 +170,7 @@ function Field({
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = problem ? `${id}-error` : undefined;
   const described = describedBy(hintId, errorId);
-  const optional = !field.required && field.kind.kind !== 'boolean' && <span class="hint"> (optional)</span>;
+  const optional = mayBeEmpty(field) && field.kind.kind !== 'boolean' && <span class="hint"> (optional)</span>;
   const notes: Child = (
     <>
       {hint && (
@@ -222,8 +237,8 @@ export function FormInputs({ form, idSuffix, refused }: { form: Form; idSuffix?:
           id={fieldId(index, idSuffix)}
           text={
             sent
-              ? (sent[field.name] ?? (field.kind.kind === 'boolean' || field.kind.kind === 'choices' ? [] : ''))
-              : fieldText(field, form.values?.[field.name])
+              ? (own(sent, field.name) ?? (field.kind.kind === 'boolean' || field.kind.kind === 'choices' ? [] : ''))
+              : fieldText(field, own(form.values, field.name))
           }
           problem={refused ? problemOf(refused.problems, field.name) : undefined}
         />

@@ -2,6 +2,7 @@ import type { Child } from '@pausepoint/jsx';
 import type { Question } from '../actions/answer-pause.js';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import { formatTimeLeft } from '../domain/time-format.js';
+import type { ApiError } from '../errors.js';
 import { documentOf } from '../html.js';
 import { FormInputs, ProblemSummary, type Refused, textId } from './form-inputs.js';
 import { Time } from './layout.js';
@@ -31,6 +32,20 @@ function ResponseDocument({ title, children }: { title: string; children?: Child
       </body>
     </html>
   );
+}
+
+/** The page's wording for a refused answer: people answer questions, not "pauses". */
+export function pageMessage(error: ApiError): string {
+  switch (error.code) {
+    case 'already_responded':
+      return 'This question has already been answered.';
+    case 'already_voted':
+      return 'You have already voted on this question; a vote cannot be changed.';
+    case 'pause_closed':
+      return 'This question is closed: it expired or was withdrawn.';
+    default:
+      return error.message;
+  }
 }
 
 export interface PageState {

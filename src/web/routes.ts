@@ -10,11 +10,17 @@ import {
   submitPostedAnswer,
 } from '../actions/answer-pause.js';
 import { MAX_POSTED_FORM_BYTES, postedFields } from '../domain/form-fields.js';
-import type { FieldProblem } from '../domain/problems.js';
 import { ApiError } from '../errors.js';
 import { pageSecurityHeaders } from '../http/headers.js';
 import { PAGE_CSS, PAGE_JS } from './assets.js';
-import { type PageState, renderErrorPage, renderNotFoundPage, renderQuestionPage } from './response-page.js';
+import { refusedFields } from './form-inputs.js';
+import {
+  type PageState,
+  pageMessage,
+  renderErrorPage,
+  renderNotFoundPage,
+  renderQuestionPage,
+} from './response-page.js';
 
 // The human's page at /r/{token}. A GET only shows (mail scanners and link
 // previews open links); answering takes a POST from the form. After a POST
@@ -29,26 +35,6 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
 
 // Any token is looked at; one that is not genuine gets the not-found page.
 const TokenParams = Type.Object({ token: Type.String() });
-
-/** The page's wording for a refused answer: people answer questions, not "pauses". */
-export function pageMessage(error: ApiError): string {
-  switch (error.code) {
-    case 'already_responded':
-      return 'This question has already been answered.';
-    case 'already_voted':
-      return 'You have already voted on this question; a vote cannot be changed.';
-    case 'pause_closed':
-      return 'This question is closed: it expired or was withdrawn.';
-    default:
-      return error.message;
-  }
-}
-
-/** The fields an answer was refused for (`text`, `values.amount`, `choice`), or undefined for a refusal of another kind. */
-export function refusedFields(error: ApiError): FieldProblem[] | undefined {
-  const fields = error.details?.fields;
-  return error.status === 400 && Array.isArray(fields) && fields.length > 0 ? (fields as FieldProblem[]) : undefined;
-}
 
 export const responsePage: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(formbody, { bodyLimit: MAX_POSTED_FORM_BYTES });

@@ -1,5 +1,6 @@
+import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { submitAnswer } from '../../src/actions/answer-pause.js';
+import { submitAnswer, submitPostedAnswer } from '../../src/actions/answer-pause.js';
 import type { ServiceContext } from '../../src/context.js';
 import { type Account, registerAccount } from '../helpers/http.js';
 import { createPause, eventsOf, tokenOf } from '../helpers/pauses.js';
@@ -79,5 +80,31 @@ describe('submitAnswer on a reviewer’s link', () => {
     expect(second).toMatchObject({ status: 'responded', choice: 'approve', your_vote: { choice: 'approve' } });
     const events = (await eventsOf(service, pause.id)).map((event) => event.type);
     expect(events.filter((type) => type !== 'pause.voted')).toEqual(['pause.responded']);
+  });
+});
+
+describe('submitPostedAnswer', () => {
+  it('reads the pause once for a page’s answer with values', async () => {
+    const schema = { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] };
+    const pause = await createPause(service.url, dev.test, { form: { schema, values: { amount: 5 } } });
+    // The service's own database, each statement it is sent noted on its way.
+    const statements: string[] = [];
+    const { db } = services.store;
+    const noting = new Proxy(db, {
+      get: (target, name) =>
+        name === 'executeQuery'
+          ? (query: CompiledQuery) => {
+              statements.push(query.sql);
+              return target.executeQuery(query);
+            }
+          : Reflect.get(target, name, target),
+    });
+    const store = { ...services.store, db: noting };
+    const answered = await submitPostedAnswer({ ...services, store }, tokenOf(pause), {
+      choice: 'approve',
+      fields: { amount: '7' },
+    });
+    expect(answered).toMatchObject({ status: 'responded', values: { amount: 7 }, edited: true });
+    expect(statements.filter((sql) => /^select .* from "pauses"/i.test(sql))).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formProblems, type JsonObject } from '../../src/domain/form.js';
+import { formDefinitionProblems, formProblems, type JsonObject } from '../../src/domain/form.js';
 import {
   FORM_DRAWN,
   fieldKind,
@@ -121,13 +121,13 @@ describe('valuesFromFields', () => {
     expect(problems.find((p) => p.field === 'amount')?.problem).toBe('must be a number');
     expect(problems.find((p) => p.field === 'count')?.problem).toBe('must be a whole number');
     expect(problems.find((p) => p.field === 'items')?.problem).toMatch(/^is not valid JSON: /);
-    expect(values).toEqual({ name: 'Ada', urgent: false });
+    expect(values).toEqual({ name: 'Ada', urgent: false, nullable: null });
   });
 
   it('leaves out an empty field, reads an unchecked box as false and no checked box as an empty list', () => {
     const { values, problems } = valuesFromFields(schema, { name: '', amount: '0', email: '', items: '' });
     expect(problems).toEqual([]);
-    expect(values).toEqual({ amount: 0, urgent: false, tags: [] });
+    expect(values).toEqual({ amount: 0, urgent: false, tags: [], nullable: null });
     // The schema then says what an empty required field means.
     expect(formProblems({ schema }, values)).toEqual([{ field: 'name', problem: 'is required' }]);
   });
@@ -163,5 +163,95 @@ describe('valuesFromFields', () => {
     const body = { choice: 'approve', text: 'ok', 'values.amount': '5', 'values.tags': ['a', 'b'], csrf: 'x' };
     expect(postedFields(body)).toBeUndefined();
     expect(postedFields({ ...body, [FORM_DRAWN.name]: FORM_DRAWN.value })).toEqual({ amount: '5', tags: ['a', 'b'] });
+  });
+
+  it('keeps the proposed keys that are not fields, so that a page answered as drawn is not edited', () => {
+    const open: JsonObject = { type: 'object', properties: { to: { type: 'string' } } };
+    const proposed = { to: 'ada@example.com', cc: ['bob@example.com'], draft_id: 7 };
+    expect(valuesFromFields(open, { to: 'ada@example.com' }, proposed)).toEqual({ values: proposed, problems: [] });
+    expect(valuesFromFields(open, { to: 'eve@example.com' }, proposed).values).toEqual({
+      ...proposed,
+      to: 'eve@example.com',
+    });
+  });
+
+  it('reads an empty nullable field as null, and draws it as one that may be left empty', () => {
+    const nullable: JsonObject = {
+      type: 'object',
+      properties: {
+        name: { type: ['string', 'null'] },
+        amount: { type: ['number', 'null'] },
+        plan: { type: ['string', 'null'], enum: ['free', 'pro', null] },
+        plain: { type: 'string' },
+      },
+      required: ['name', 'amount', 'plan', 'plain'],
+      additionalProperties: false,
+    };
+    const fields = formFields(nullable);
+    expect(fields.map((field) => field.nullable)).toEqual([true, true, true, false]);
+    // The empty choice stands for null: null is not offered again as a choice of its own.
+    expect(fields[2]?.kind).toEqual({
+      kind: 'choice',
+      choices: [
+        { text: 'free', value: 'free', label: 'free' },
+        { text: 'pro', value: 'pro', label: 'pro' },
+      ],
+    });
+    const { values, problems } = valuesFromFields(nullable, { name: '', amount: '', plan: '', plain: '' });
+    expect(problems).toEqual([]);
+    expect(values).toEqual({ name: null, amount: null, plan: null });
+    expect(formProblems({ schema: nullable }, values)).toEqual([{ field: 'plain', problem: 'is required' }]);
+    // A proposed null is drawn empty and kept as it was.
+    const proposed = { name: null, amount: 3, plan: null, plain: 'x' };
+    expect(fieldText(fields[0]!, null)).toBe('');
+    expect(valuesFromFields(nullable, { name: '', amount: '3', plan: '', plain: 'x' }, proposed).values).toEqual(
+      proposed,
+    );
+  });
+
+  it('reads fields named after Object.prototype’s members as any other, and never sets a prototype', () => {
+    const named: JsonObject = {
+      type: 'object',
+      properties: { constructor: { type: 'string' }, toString: { type: 'number' }, valueOf: { type: 'boolean' } },
+    };
+    // As JSON: the test's own comparisons would call the values' `valueOf` and `constructor`.
+    const read = (...args: Parameters<typeof valuesFromFields>) => JSON.stringify(valuesFromFields(...args));
+    // Left out of the post: nothing inherited is read as what was posted, or proposed.
+    expect(read(named, {})).toBe('{"values":{"valueOf":false},"problems":[]}');
+    expect(read(named, {}, {})).toBe('{"values":{},"problems":[]}');
+    expect(read(named, { constructor: 'c', toString: '2' }, { constructor: 'c' })).toBe(
+      '{"values":{"constructor":"c","toString":2},"problems":[]}',
+    );
+    // The schema's checks read the values' own properties too.
+    expect(formProblems({ schema: { ...named, required: ['toString'] } }, {})).toEqual([
+      { field: 'toString', problem: 'is required' },
+    ]);
+    expect(formProblems({ schema: named }, {})).toEqual([]);
+    // A posted `values.__proto__` is a field like any other, not the fields' prototype.
+    const fields = postedFields({ [FORM_DRAWN.name]: FORM_DRAWN.value, 'values.__proto__': ['a'] });
+    expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
+    expect(Object.hasOwn(fields ?? {}, '__proto__')).toBe(true);
+  });
+
+  it('refuses __proto__ as a field’s name when the form is created', () => {
+    const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"object"},"ok":{"type":"string"}}}');
+    expect(formDefinitionProblems({ schema }, ['approve'])).toEqual([
+      { field: 'form.schema.properties.__proto__', problem: 'is not a name a field may have' },
+    ]);
+  });
+
+  it('keeps a proposed date-time whose input the browser posts without its zero seconds', () => {
+    const at: JsonObject = { type: 'object', properties: { at: { type: 'string', format: 'date-time' } } };
+    const proposed = { at: '2026-12-01T09:30:00+00:00' };
+    expect(valuesFromFields(at, { at: '2026-12-01T09:30' }, proposed).values).toEqual(proposed);
+    expect(valuesFromFields(at, { at: '2026-12-01T09:30:00.000' }, proposed).values).toEqual(proposed);
+    expect(valuesFromFields(at, { at: '2026-12-01T09:31' }, proposed).values).toEqual({ at: '2026-12-01T09:31:00Z' });
+  });
+
+  it('keeps a proposed multi-line string posted back from a text area with CRLF line ends', () => {
+    const text: JsonObject = { type: 'object', properties: { body: { type: 'string' } } };
+    const proposed = { body: 'Hi Ada,\r\n\nYour refund\ris on its way.\n' };
+    const posted = proposed.body.replace(/\r\n?|\n/g, '\r\n');
+    expect(valuesFromFields(text, { body: posted }, proposed).values).toEqual(proposed);
   });
 });

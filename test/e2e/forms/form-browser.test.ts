@@ -199,6 +199,30 @@ describe('the response page’s form', () => {
   }, 60_000);
 });
 
+describe('values a browser would change if they were drawn naively, approved untouched', () => {
+  const approveUntouched = async (form: object) => {
+    const pause = await createPause(service.url, dev.test, { title: 'Send it?', options: ['approve', 'reject'], form });
+    const page = await open(DESKTOP);
+    await page.goto(pause.response_url);
+    expect(await submitBy(page, () => page.getByRole('button', { name: 'approve' }).click())).toBe(303);
+    return { page, response: (await readPause(pause.id)).response };
+  };
+
+  it('a multi-line string on a plain string field (a tool’s email body) keeps its line breaks', async () => {
+    const schema = { type: 'object', properties: { to: { type: 'string' }, body: { type: 'string' } } };
+    const values = { to: 'ada@example.com', body: 'Hi Ada,\n\nYour refund is on its way.\r\nBest,\n  Support\n' };
+    const { response } = await approveUntouched({ schema, values });
+    expect(response).toMatchObject({ choice: 'approve', values, edited: false });
+  }, 60_000);
+
+  it('a date-time with zero seconds, which the browser writes without them, is kept as proposed', async () => {
+    const schema = { type: 'object', properties: { at: { type: 'string', format: 'date-time', title: 'Send at' } } };
+    const values = { at: '2026-12-01T09:30:00+00:00' };
+    const { response } = await approveUntouched({ schema, values });
+    expect(response).toMatchObject({ choice: 'approve', values, edited: false });
+  }, 60_000);
+});
+
 describe('a personal reviewer link, the inbox and the console', () => {
   it('a reviewer edits on their page, another votes in the inbox; the console shows both beside the proposed', async () => {
     const ann = `ann.${Date.now()}@example.com`;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../../../src/domain/clock.js';
 import { MAX_POSTED_FORM_BYTES } from '../../../src/domain/form-fields.js';
 import { ConsoleClient, csrfIn } from '../../helpers/console.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
@@ -170,6 +171,26 @@ describe('the response page’s form', () => {
     });
   });
 
+  it('keeps the proposed keys the schema has no field for: answered as drawn, the values are the proposed ones', async () => {
+    const open = { type: 'object', properties: { to: { type: 'string', format: 'email' } }, required: ['to'] };
+    const draft = { to: 'ada@example.com', subject: 'Your refund', thread_id: 7 };
+    const pause = await createPause(service.url, dev.test, { ...refund, form: { schema: open, values: draft } });
+    const reply = await postPage(tokenOf(pause), { form: 'drawn', choice: 'approve', 'values.to': 'ada@example.com' });
+    expect(reply.status).toBe(303);
+    expect((await readPause(pause.id)).response).toMatchObject({ values: draft, edited: false });
+  });
+
+  it('fields named after Object.prototype’s members, left out of the post, are read as empty (no 500)', async () => {
+    const named = {
+      type: 'object',
+      properties: { constructor: { type: 'string' }, toString: { type: 'number' } },
+    };
+    const pause = await createPause(service.url, dev.test, { ...refund, form: { schema: named, on: ['approve'] } });
+    const reply = await postPage(tokenOf(pause), { form: 'drawn', choice: 'approve' });
+    expect(reply.status, (await reply.text()).match(/<div class="notice error summary"[\s\S]*?<\/div>/)?.[0]).toBe(303);
+    expect((await readPause(pause.id)).response).toMatchObject({ values: {}, edited: true });
+  });
+
   it('takes a body as large as a form’s values and a comment can be, and refuses a larger one', async () => {
     const pause = await createPause(service.url, dev.test, {
       ...refund,
@@ -240,5 +261,47 @@ describe('a reviewer’s page, the inbox and the console', () => {
     );
     expect(html).toContain('Values (as proposed)');
     expect(html).toContain('Kept (as proposed)');
+  });
+});
+
+describe('an answer that can no longer be taken', () => {
+  it('a reviewer who already voted is told so, not about the fields they sent', async () => {
+    const ann = `ann.${Date.now()}@example.com`;
+    const pause = await createPause(service.url, dev.live, {
+      ...refund,
+      reviewers: [{ email: ann }, { email: `bob.${Date.now()}@example.com` }],
+      quorum: 2,
+    });
+    const [annRef] = pause.reviewers;
+    expect((await postPage(tokenOf(annRef), fieldsOf({ choice: 'approve' }))).status).toBe(303);
+    const again = await postPage(tokenOf(annRef), fieldsOf({ choice: 'approve', 'values.amount': 'lots' }));
+    expect(again.status).toBe(409);
+    const html = await again.text();
+    expect(html).toContain('You have already voted on this question');
+    expect(html).not.toContain('field-error');
+  });
+
+  it('a pause past its deadline, not yet expired by the worker, is closed, whatever the fields say', async () => {
+    // Only the API runs: no worker sweeps the pause before the answer arrives.
+    let offsetMs = 0;
+    const clock: Clock = { now: () => new Date(Date.now() + offsetMs) };
+    const apiOnly = await startTestService({ clock, env: { ROLE: 'api' } });
+    try {
+      const owner = await registerAccount(apiOnly.url);
+      const pause = await createPause(apiOnly.url, owner.test, { ...refund, expires_in: 60 });
+      offsetMs = 2 * 60 * 1000;
+      const reply = await fetch(`${apiOnly.url}/r/${tokenOf(pause)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fieldsOf({ choice: 'approve', 'values.amount': 'lots' })).toString(),
+        redirect: 'manual',
+      });
+      expect(reply.status).toBe(410);
+      const html = await reply.text();
+      expect(html).toContain('This question is closed');
+      expect(html).not.toContain('field-error');
+    } finally {
+      await apiOnly.destroy();
+    }
   });
 });
