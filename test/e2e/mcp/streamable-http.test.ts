@@ -108,6 +108,7 @@ describe('tools', () => {
         'fields',
         'required',
         'values',
+        'submit_options',
         'wait_seconds',
       ].sort(),
     );
