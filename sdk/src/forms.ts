@@ -51,8 +51,9 @@ export function withJsonSchemaForm(params: CreatePauseParams | PauseParamsWithFo
 /**
  * A Standard Schema's JSON Schema of its input (what the human submits), for
  * draft 2020-12. A `pattern` beside a format the service checks (zod adds one
- * to `z.email()` and `z.iso.date()`) is left out: forms refuse `pattern`, and
- * the answer is parsed by the schema itself.
+ * to `z.email()` and `z.iso.date()`) is left out: the service checks the
+ * format itself, runs patterns on RE2 (which refuses lookarounds such
+ * copies may use), and the answer is parsed by the schema itself.
  */
 export function jsonSchemaOf(schema: { readonly '~standard': Record<string, unknown> }): JsonSchema {
   const converter = schema['~standard'].jsonSchema as Partial<StandardSchemaWithJson['~standard']['jsonSchema']>;

@@ -7,7 +7,7 @@
 // carries a form (DESIGN.md, "Typed answers"): the schema, the model's
 // arguments as the proposed values, submitted by the approving option, so the
 // person may change them before approving. A schema the service refuses (a
-// `pattern`, a keyword outside the forms' subset, more than 30 arguments, …)
+// `pattern` RE2 cannot run, a keyword outside the forms' subset, more than 30 arguments, …)
 // is not rewritten: the pause is asked again without a form (and the later
 // calls with that schema at once without one), and the person approves or
 // rejects the arguments exactly as shown.

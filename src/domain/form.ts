@@ -1,5 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import addFormats from 'ajv-formats';
+import { RE2JS } from 're2js';
 import { canonicalJson } from './canonical-json.js';
 import type { FieldProblem } from './problems.js';
 import { describeValidation } from './schema-errors.js';
@@ -19,10 +21,12 @@ import { formatBytes } from './units.js';
 // developer's schema can neither reach out nor make validation slow:
 // - no `$async`, `$id`, `$anchor` or dynamic references: a form's schema
 //   stands alone and validates at once; `$ref` only within it (`#…`);
-// - no `pattern` or `patternProperties`: JavaScript's regular expressions can
-//   take exponential time on a crafted text, and a reviewer's answer is text
-//   (a linear-time engine would lift this); formats are limited to email,
-//   uri, date and date-time, checked by ajv-formats' fast expressions;
+// - `pattern` and `patternProperties` run on RE2JS, not JavaScript's RegExp:
+//   a backtracking engine can take exponential time on a crafted text, and
+//   a reviewer's answer is text; RE2 takes time linear in the text, and
+//   refuses what it cannot do so (backreferences, lookaround), which is
+//   then refused as the property's compile error; formats are limited to
+//   email, uri, date and date-time, checked by ajv-formats' fast expressions;
 // - `uniqueItems` on an array of anything but plain values needs a
 //   `maxItems` of at most MAX_UNIQUE_ITEMS: comparing objects pairwise is
 //   quadratic.
@@ -55,7 +59,21 @@ const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 /** The string formats a form may check (DESIGN.md). */
 const FORMATS = ['email', 'uri', 'date', 'date-time'];
 
+/**
+ * Ajv's regular expressions (`pattern`, `patternProperties`) through RE2JS:
+ * linear time in the text. Ajv keeps one compiled expression per
+ * `toString()`, so each says its own pattern.
+ */
+const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    const compiled = RE2JS.compile(pattern);
+    return { test: (text: string) => compiled.test(text), toString: () => `RE2JS /${pattern}/` };
+  },
+  { code: 'RE2JS.compile' },
+);
+
 const ajv = new Ajv2020({
+  code: { regExp: linearRegExp },
   strict: true,
   allErrors: true, // every bad field named
   allowUnionTypes: true, // `type: ["string", "null"]`, common in tool arguments
@@ -82,7 +100,7 @@ const SCHEMA_KEYWORDS = new Set([
   'unevaluatedProperties',
 ]);
 const SCHEMA_LIST_KEYWORDS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
-const SCHEMA_MAP_KEYWORDS = new Set(['properties', '$defs', 'definitions', 'dependentSchemas']);
+const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 /** The keywords a form's schema may use that hold no schema; any keyword not here nor above is refused. */
 const FORM_KEYWORDS = new Set([
   '$schema',
@@ -102,6 +120,7 @@ const FORM_KEYWORDS = new Set([
   'dependentRequired',
   'minLength',
   'maxLength',
+  'pattern',
   'format',
   'minimum',
   'maximum',
@@ -117,8 +136,6 @@ const FORM_KEYWORDS = new Set([
   'maxProperties',
   'x-multiline',
 ]);
-const UNSAFE_PATTERN =
-  'is not supported in a form: a regular expression can take exponential time on a crafted text; use enum, format or maxLength';
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 
 export const isObject = (value: unknown): value is JsonObject =>
@@ -129,9 +146,7 @@ function refusedParts(schema: unknown, at: string, problems: FieldProblem[]): vo
   if (!isObject(schema)) return;
   for (const [keyword, value] of Object.entries(schema)) {
     const field = `${at}.${keyword}`;
-    if (keyword === 'pattern' || keyword === 'patternProperties') {
-      problems.push({ field, problem: UNSAFE_PATTERN });
-    } else if (keyword === '$ref' && !(typeof value === 'string' && value.startsWith('#'))) {
+    if (keyword === '$ref' && !(typeof value === 'string' && value.startsWith('#'))) {
       problems.push({ field, problem: 'may only refer within the schema (a reference starting with #)' });
     } else if (keyword === '$schema' && value !== DRAFT_2020_12) {
       problems.push({ field, problem: `must be ${DRAFT_2020_12}, or left out` });

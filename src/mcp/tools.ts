@@ -114,6 +114,11 @@ const FieldSchema = z
         ...FieldText,
         minLength: z.number().int().min(0).optional(),
         maxLength: z.number().int().min(0).optional(),
+        pattern: z
+          .string()
+          .max(MAX_BODY_LENGTH)
+          .optional()
+          .describe('A regular expression the text must match (RE2 syntax: no lookarounds or backreferences).'),
         format: z.enum(['email', 'uri', 'date', 'date-time']).optional(),
         enum: z.array(z.string()).min(1).optional().describe('The choices, as their values.'),
         oneOf: z.array(Choice).min(1).optional().describe('The choices, each {const, title}.'),

@@ -159,7 +159,7 @@ describe('ask --form errors (exit 3, nothing on stdout)', () => {
   it('lists the service’s invalid_form problems one field a line', async () => {
     const bad = {
       type: 'object',
-      properties: { code: { type: 'string', pattern: '^[A-Z]+$' }, phone: { type: 'string', format: 'phone' } },
+      properties: { code: { $ref: 'https://example.com/code.json' }, phone: { type: 'string', format: 'phone' } },
     };
     const result = await runCli(['ask', 'Q?', '--form', file('bad.json', bad)], env);
     expect(result.code).toBe(3);
@@ -167,7 +167,7 @@ describe('ask --form errors (exit 3, nothing on stdout)', () => {
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^pausepoint: refused \(invalid_form, HTTP 400, req_\w+\):$/);
     expect(lines.slice(1)).toEqual([
-      expect.stringMatching(/^ {2}form\.schema\.properties\.code\.pattern is not supported in a form/),
+      expect.stringMatching(/^ {2}form\.schema\.properties\.code\.\$ref may only refer within the schema/),
       '  form.schema.properties.phone.format must be one of email, uri, date, date-time',
     ]);
   });

@@ -438,8 +438,8 @@ describe('guardTool: approve with edits', () => {
   it('asks without a form when the service refuses the tool’s schema, and runs only the arguments shown', async () => {
     const runs: unknown[] = [];
     const email = tool({
-      // zod writes a `pattern` beside the email format: forms refuse patterns.
-      inputSchema: z.object({ to: z.email(), subject: z.string() }),
+      // A lookahead, which RE2 cannot run in time linear in the text: the service refuses the schema.
+      inputSchema: z.object({ to: z.string().regex(/^(?!noreply@).+@.+$/), subject: z.string() }),
       execute: async (input) => {
         runs.push(input);
         return 'sent';

@@ -202,12 +202,20 @@ describe('a refused form', () => {
     expect(refusal.message).toContain('form.schema.type must be "object"');
   });
 
-  it('names what a zod schema uses that forms refuse (a regex is a pattern)', async () => {
+  it('takes a zod regex as the pattern the service checks, and names one it cannot run in linear time', async () => {
     const Ticket = z.object({ code: z.string().regex(/^[A-Z]{3}-\d+$/), title: z.string() });
-    const error = await client.pauses.create({ title: 'Ticket?', form: { schema: Ticket } }).catch((e: unknown) => e);
+    const pause = await client.pauses.create({ title: 'Ticket?', form: { schema: Ticket } });
+    const wrong = await call(service.url, 'POST', `/v1/respond/${tokenOf(pause)}`, {
+      body: { choice: 'approve', values: { code: 'abc-1', title: 'x' } },
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.details.fields).toEqual([{ field: 'values.code', problem: 'is not in the expected form' }]);
+
+    const Lookahead = z.object({ code: z.string().regex(/^(?=A)[A-Z]+$/) });
+    const error = await client.pauses.create({ title: 'Code?', form: { schema: Lookahead } }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, code: 'invalid_form' });
     expect((error as PausepointError).fields).toEqual([
-      { field: 'form.schema.properties.code.pattern', problem: expect.stringContaining('is not supported in a form') },
+      { field: 'form.schema.properties.code', problem: expect.stringContaining('unsupported Perl syntax') },
     ]);
   });
 

@@ -82,8 +82,10 @@ describe('a form as created', () => {
       [property({ $ref: 'https://example.com/schema.json' }), 'form.schema.properties.a.$ref'],
       [property({ $async: true, type: 'string' }), 'form.schema.properties.a.$async'],
       [property({ $id: 'https://example.com/a', type: 'string' }), 'form.schema.properties.a.$id'],
-      [property({ type: 'string', pattern: '^(a+)+$' }), 'form.schema.properties.a.pattern'],
-      [property({ type: 'string', pattern: '^(x)\\1$' }), 'form.schema.properties.a.pattern'],
+      // What RE2 cannot run in linear time (a backreference, a lookahead) does not compile.
+      [property({ type: 'string', pattern: '^(x)\\1$' }), 'form.schema.properties.a'],
+      [property({ type: 'string', pattern: '^(?=a)' }), 'form.schema.properties.a'],
+      [property({ type: 'object', patternProperties: { '^(x)\\1': {} } }), 'form.schema.properties.a'],
       [
         property({ type: 'array', items: { type: 'object' }, uniqueItems: true }),
         'form.schema.properties.a.uniqueItems',
@@ -117,9 +119,10 @@ describe('a form as created', () => {
     };
     expect(fieldsOf(formDefinitionProblems(hidden, OPTIONS))).toEqual(['form.schema.dependencies']);
     const cases: [unknown, string][] = [
-      [property({ type: 'string', pattern: '^(.*a){20}!' }), 'form.schema.properties.a.pattern'],
-      [property({ type: 'string', pattern: '^[a-z]+$' }), 'form.schema.properties.a.pattern'],
-      [property({ type: 'object', patternProperties: { '^x': {} } }), 'form.schema.properties.a.patternProperties'],
+      [
+        property({ type: 'object', patternProperties: { '^x': { $anchor: 'a' } } }),
+        'form.schema.properties.a.patternProperties.^x.$anchor',
+      ],
       [property({ type: 'string', $anchor: 'a' }), 'form.schema.properties.a.$anchor'],
       [property({ type: 'string', format: 'hostname' }), 'form.schema.properties.a.format'],
       [
@@ -133,6 +136,35 @@ describe('a form as created', () => {
     for (const format of ['email', 'uri', 'date', 'date-time']) {
       expect(formDefinitionProblems(property({ type: 'string', format }), OPTIONS), format).toEqual([]);
     }
+  });
+});
+
+describe('pattern and patternProperties', () => {
+  const withPattern = (pattern: string) => ({ type: 'object', properties: { a: { type: 'string', pattern } } });
+
+  it('check the values, unanchored as JSON Schema says, and name the field', () => {
+    const form = { schema: withPattern('[A-Z]{3}-\\d+'), values: { a: 'ticket ABC-12' } };
+    expect(formDefinitionProblems(form, OPTIONS)).toEqual([]);
+    expect(formDefinitionProblems({ ...form, values: { a: 'abc-12' } }, OPTIONS)).toEqual([
+      { field: 'form.values.a', problem: 'is not in the expected form' },
+    ]);
+    const keys = { type: 'object', patternProperties: { '^n_': { type: 'number' } }, properties: {} };
+    const nested = { type: 'object', properties: { a: keys } };
+    expect(fieldsOf(formProblems({ schema: nested }, { a: { n_1: 'x' } }, 'values'))).toEqual(['values.a.n_1']);
+  });
+
+  it('run in time linear in the text: a pattern that backtracks exponentially in JavaScript answers at once', () => {
+    // Only RE2 refuses a lookahead: were the engine JavaScript's, this fails here rather than hang below.
+    expect(fieldsOf(formDefinitionProblems({ schema: withPattern('^(?=a)') }, OPTIONS))).toEqual([
+      'form.schema.properties.a',
+    ]);
+    // JavaScript's RegExp would not finish on a thousandth of this text (its time doubles with each 'a').
+    const text = `${'a'.repeat(60_000)}!`;
+    const form = { schema: withPattern('^(a+)+$'), values: null, on: ['approve'] };
+    expect(formProblems(form, { a: text }, 'values')).toEqual([
+      { field: 'values.a', problem: 'is not in the expected form' },
+    ]);
+    expect(formProblems(form, { a: 'a'.repeat(60_000) }, 'values')).toEqual([]);
   });
 });
 

@@ -145,14 +145,14 @@ describe('ask_human with fields', () => {
   });
 
   it('refuses a field outside the flat kinds before asking, and names the tool’s fields in the API’s refusals', async () => {
-    const pattern = await callTool('ask_human', {
+    const unknownKeyword = await callTool('ask_human', {
       question: 'Code?',
-      fields: { code: { type: 'string', pattern: '^[0-9]+$' } },
+      fields: { code: { type: 'string', pattern: '^[0-9]+$', contentMediaType: 'text/plain' } },
       values: { code: '12' },
       wait_seconds: 0,
     });
-    expect(pattern.isError).toBe(true);
-    expect(textOf(pattern)).toContain('Unrecognized key: "pattern" at fields.code');
+    expect(unknownKeyword.isError).toBe(true);
+    expect(textOf(unknownKeyword)).toContain('Unrecognized key: "contentMediaType" at fields.code');
 
     const nested = await callTool('ask_human', {
       question: 'Address?',
