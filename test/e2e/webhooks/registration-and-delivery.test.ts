@@ -371,7 +371,8 @@ describe('delivery', () => {
       );
       expect(Date.now() - started).toBeGreaterThanOrEqual(timeoutMs - 100);
       await eventually(async () => expect((await deliveries())[0]?.status).toBe('succeeded'), timeoutMs * 2 + 4000);
-      expect(receiver.requests).toHaveLength(3);
+      // This pause's event only: the receiver is shared, and an earlier test's retry can still arrive.
+      expect(receiver.requests.filter((request) => request.body.includes(pause.id))).toHaveLength(3);
     } finally {
       await strict.destroy();
     }
