@@ -141,6 +141,8 @@ interface Round {
   two?: Record<Operation, Measured>;
   /** Empty with --skip-raw. */
   raw: Partial<Record<RawOperation, RawLoopResult>>;
+  /** The floor read (bench/hello-world.ts GET /floor/:id) over the get run's pauses: SQLite runs of get only. */
+  floor?: Measured;
 }
 
 async function main(): Promise<void> {
@@ -181,8 +183,10 @@ async function main(): Promise<void> {
   for (let i = 0; i < instances; i++) {
     services.push(await startService({ database, nodeArgs: profileArgs(profileDir) }));
   }
-  const hello = await startHelloWorld();
   const account = await register(services[0]!.url);
+  // The floor read needs the pauses table, so the baseline starts once the service has migrated.
+  const sqliteFile = database.kind === 'sqlite' ? database.url.slice('sqlite:'.length) : undefined;
+  const hello = await startHelloWorld(sqliteFile ? { sqliteFile, apiKey: account.testKey } : undefined);
   const store = openBenchStore(database);
   const setup: Setup = {
     database,
@@ -248,7 +252,11 @@ async function runRound(
     one[operation] = await runOperation(setup, operation, services.slice(0, 1), seconds);
     if (two) two[operation] = await runOperation(setup, operation, services, seconds);
   }
-  if (skipRaw) return { hello, bare, one, two, raw: {} };
+  const floor =
+    one.get && setup.database.kind === 'sqlite'
+      ? await measured([baseline.pid], () => readFloor(setup, baseline.url, seconds))
+      : undefined;
+  if (skipRaw) return { hello, bare, one, two, raw: {}, floor };
   const rawResults = await runRawLoop({
     database: setup.database,
     pause: rawPause(setup.account.developerId),
@@ -259,8 +267,27 @@ async function runRound(
     operations: ['create', ...setup.operations.filter(isRaw).filter((op) => op !== 'create')],
   });
   const raw = Object.fromEntries(rawResults.map((r) => [r.operation, r])) as Record<RawOperation, RawLoopResult>;
-  return { hello, bare, one, two, raw };
+  return { hello, bare, one, two, raw, floor };
 }
+
+/** The floor read: GET /floor/:id of bench/hello-world.ts on the pauses get reads, with the same key. */
+const readFloor = (setup: Setup, helloUrl: string, seconds: number) =>
+  runLoad({
+    title: 'floor read',
+    url: helloUrl,
+    connections: setup.connections,
+    duration: seconds,
+    headers: { authorization: `Bearer ${setup.account.testKey}` },
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (request) => ({
+          ...request,
+          path: `/floor/${setup.ids[Math.floor(Math.random() * setup.ids.length)]}`,
+        }),
+      },
+    ],
+  });
 
 /** One timed run of an operation against `targets`, measured for CPU. */
 async function runOperation(
@@ -418,6 +445,7 @@ function report(
     const n = i + 1;
     rows.push([`hello-world GET / (round ${n})`, ...measuredCells(round.hello)]);
     rows.push([`bare POST /bare (round ${n})`, ...measuredCells(round.bare)]);
+    if (round.floor) rows.push([`floor read GET /floor/:id (round ${n})`, ...measuredCells(round.floor)]);
     for (const operation of operations) {
       rows.push([`${operation}, 1 instance (round ${n})`, ...measuredCells(round.one[operation])]);
       if (round.two) rows.push([`${operation}, 2 instances (round ${n})`, ...measuredCells(round.two[operation])]);
@@ -511,6 +539,16 @@ function report(
     console.log(
       `RESULT ${operation}: ${pct(ratio)} of the bare POST's req/s (per round ${perRound((r) => r.one[operation].rps / r.bare.rps)}; ` +
         `target >= ${pct(target)})${againstGet}: ${verdict(ratio >= target)}`,
+    );
+  }
+  if (results.every((r) => r.floor)) {
+    const floorOf = (r: Round) => r.floor as Measured;
+    console.log(
+      `FLOOR read (one prepared select over HTTP, bench/hello-world.ts): ${pct(med((r) => floorOf(r).rps / r.bare.rps))} ` +
+        `of the bare POST's req/s (per round ${perRound((r) => floorOf(r).rps / r.bare.rps)}), ` +
+        `${int(med((r) => cpuPerRequest(floorOf(r))) * 1e6)} µs CPU/req; get is ${pct(med((r) => r.one.get.rps / floorOf(r).rps))} ` +
+        `of the floor's req/s (per round ${perRound((r) => r.one.get.rps / floorOf(r).rps)}; ` +
+        `CPU: floor / get ${pct(med((r) => cpuPerRequest(floorOf(r)) / cpuPerRequest(r.one.get)))})`,
     );
   }
   for (const operation of operations.filter((op) => op === 'create' || op === 'respond')) {

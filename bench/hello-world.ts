@@ -8,7 +8,16 @@
 //   JSON alone, which a create and a read are measured against;
 // - POST /pause takes the create-pause body and answers a pause, both checked
 //   with the service's own schemas, and does nothing else (no key, no token,
-//   no database): what Fastify itself costs for a create request.
+//   no database): what Fastify itself costs for a create request;
+// - GET /floor/:id, when FLOOR_DATABASE names the service's SQLite file: the
+//   least a read of a pause can do on this stack. The bearer key's SHA-256
+//   looked up in a map (FLOOR_KEY_SHA256), one prepared select of the pause
+//   row by primary key (better-sqlite3, read-only, rows as arrays as the
+//   service fetches them), the row answered as JSON. No decoding, no response
+//   link, no log line, no metrics: what bench:api's get is compared with to
+//   tell the stack's cost from the service's.
+import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import { CreatePauseInput } from '../src/actions/create-pause.js';
 import type { PresentedPause } from '../src/actions/present-pause.js';
@@ -55,6 +64,23 @@ app.post('/pause', { schema: { body: CreatePauseInput, response: { 201: PauseObj
   };
   return reply.code(201).send(pause);
 });
+
+const floorDatabase = process.env.FLOOR_DATABASE;
+if (floorDatabase) {
+  const database = new Database(floorDatabase, { readonly: true, fileMustExist: true });
+  const select = database.prepare('select * from pauses where id = ?').raw(true);
+  const columns = select.columns().map((column) => column.name);
+  const keys = new Map([[process.env.FLOOR_KEY_SHA256, { developerId: 'the one key' }]]);
+  app.get('/floor/:id', async (request, reply) => {
+    const key = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    if (!keys.has(createHash('sha256').update(key).digest('hex'))) return reply.code(401).send({ error: 'key' });
+    const values = select.get((request.params as { id: string }).id) as unknown[] | undefined;
+    if (!values) return reply.code(404).send({ error: 'not found' });
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
+    return row;
+  });
+}
 
 await app.listen({ port, host: '127.0.0.1' });
 

@@ -2,6 +2,7 @@
 // as the service is: a bare Fastify hello-world (bench/hello-world.ts) and a
 // loop of the same database work with the plain driver (raw-db-loop.ts).
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Child, freePort, startChild } from './harness.js';
@@ -10,14 +11,20 @@ import { ROOT } from './service.js';
 
 const execFileAsync = promisify(execFile);
 
-/** bench/hello-world.ts on a free port, ready once GET / answers. */
-export async function startHelloWorld(): Promise<Child> {
+/**
+ * bench/hello-world.ts on a free port, ready once GET / answers; given the
+ * service's SQLite file and an API key, it also serves the floor read (GET /floor/:id).
+ */
+export async function startHelloWorld(floor?: { sqliteFile: string; apiKey: string }): Promise<Child> {
   const port = await freePort();
+  const floorEnv: Record<string, string> = floor
+    ? { FLOOR_DATABASE: floor.sqliteFile, FLOOR_KEY_SHA256: createHash('sha256').update(floor.apiKey).digest('hex') }
+    : {};
   return startChild({
     name: 'hello-world',
     command: process.execPath,
     args: ['--import', 'tsx', join(ROOT, 'bench/hello-world.ts')],
-    env: { PORT: String(port) },
+    env: { PORT: String(port), ...floorEnv },
     url: `http://127.0.0.1:${port}`,
     readyPath: '/',
   });
