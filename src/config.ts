@@ -57,6 +57,7 @@ export interface Config {
   requestTimeoutMs: number;
   /** Deadline of one outbound attempt (a webhook delivery, a Slack notification). */
   outboundTimeoutMs: number;
+  outboxLeaseMs: number;
   queuePollMs: number;
   /** On shutdown, how long in-flight requests may take before the remaining connections are cut. */
   shutdownGraceMs: number;
@@ -172,7 +173,11 @@ export const SETTINGS = {
   },
   OUTBOUND_TIMEOUT_MS: {
     default: '5000',
-    doc: 'Deadline of one outbound attempt, a webhook delivery or a Slack notification: look-up, connect, TLS, response headers and body. A receiver that has not answered by then is cut, and the attempt fails and is retried. At most 8000, so that an attempt ends well within the 10 s for which a worker holds its claim.',
+    doc: 'Deadline of one outbound attempt, a webhook delivery or a Slack notification: look-up, connect, TLS, response headers and body. A receiver that has not answered by then is cut, and the attempt fails and is retried. At most 8000, and less than `OUTBOX_LEASE_MS`, so that an attempt ends within the time for which a worker holds its claim.',
+  },
+  OUTBOX_LEASE_MS: {
+    default: '10000',
+    doc: "How long a worker holds the deliveries and notifications it has claimed while it attempts them. A worker that dies holding claims (a crash, `kill -9`) leaves them to be attempted again, by any instance, this long after it claimed them. Greater than `OUTBOUND_TIMEOUT_MS`; keep it above your SMTP server's slowest answer too, or an email cut short by the lease may be sent twice.",
   },
   QUEUE_POLL_MS: {
     default: '1000',
@@ -235,6 +240,13 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('EMAIL_FROM', 'is required when SMTP_URL is set (e.g. "pausepoint <approvals@example.com>")');
   }
 
+  // An attempt must end within its claim's lease, or a second worker may take the claim over mid-attempt.
+  const outboundTimeoutMs = parseInteger('OUTBOUND_TIMEOUT_MS', value('OUTBOUND_TIMEOUT_MS'), 100, 8000);
+  const outboxLeaseMs = parseInteger('OUTBOX_LEASE_MS', value('OUTBOX_LEASE_MS'), 1000, 600_000);
+  if (outboxLeaseMs <= outboundTimeoutMs) {
+    throw new ConfigError('OUTBOX_LEASE_MS', `must be greater than OUTBOUND_TIMEOUT_MS (${outboundTimeoutMs})`);
+  }
+
   return {
     port,
     host,
@@ -268,8 +280,8 @@ export function loadConfig(env: Env = process.env): Config {
     searchTimeoutMs: parseInteger('SEARCH_TIMEOUT_MS', value('SEARCH_TIMEOUT_MS'), 1, 600_000),
     headersTimeoutMs: parseInteger('HEADERS_TIMEOUT_MS', value('HEADERS_TIMEOUT_MS'), 100, 600_000),
     requestTimeoutMs: parseInteger('REQUEST_TIMEOUT_MS', value('REQUEST_TIMEOUT_MS'), 100, 600_000),
-    // At most 8 s: an attempt must end within its claim's lease (LEASE_MS, 10 s, in src/actions/outbox.ts).
-    outboundTimeoutMs: parseInteger('OUTBOUND_TIMEOUT_MS', value('OUTBOUND_TIMEOUT_MS'), 100, 8000),
+    outboundTimeoutMs,
+    outboxLeaseMs,
     queuePollMs: parseInteger('QUEUE_POLL_MS', value('QUEUE_POLL_MS'), 100, 3_600_000),
     shutdownGraceMs: parseInteger('SHUTDOWN_GRACE_MS', value('SHUTDOWN_GRACE_MS'), 0, 600_000),
   };

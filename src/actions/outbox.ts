@@ -9,8 +9,6 @@ import type { TickContext } from './ticks.js';
 // rows, attempt each, settle each, until nothing more is due. What follows a
 // failed attempt is domain/retry-schedule.ts.
 
-/** A claim outlives any attempt (5 s for HTTP) with room to spare; a crashed worker's claims fall due after it. */
-export const LEASE_MS = 10_000;
 /** While attempts are out, how often to look for newly due rows when not woken. */
 const RECLAIM_MS = 100;
 const CLAIM_RETRY_MS = 1000;
@@ -76,7 +74,8 @@ export function outboxTick<T extends Claim>(
     const now = clock.now();
     const claims = await claimDue(store, spec.table, {
       now: isoTime(now),
-      leaseUntil: isoTime(new Date(now.getTime() + LEASE_MS)),
+      // A claim outlives any attempt (config checks OUTBOUND_TIMEOUT_MS is less); a crashed worker's claims fall due after it.
+      leaseUntil: isoTime(new Date(now.getTime() + config.outboxLeaseMs)),
       limit,
     });
     return claims.length > 0 ? spec.load(claims) : [];

@@ -3,7 +3,7 @@ import { testEngine } from '../helpers/database.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../helpers/https-receiver.js';
 import { sleep } from '../helpers/pauses.js';
-import { killAllServices } from '../helpers/process.js';
+import { killAllServices, SHORT_LEASE } from '../helpers/process.js';
 import { type SmtpReceiver, startSmtpReceiver } from '../helpers/smtp.js';
 import { buildIfStale, type Cluster, startCluster } from './cluster.js';
 import { type ChaosWebhook, checkInvariants } from './invariants.js';
@@ -84,6 +84,8 @@ function serviceEnv(smtpUrl: string): Record<string, string> {
     // Enough retries that a first attempt refused and one or two cut short by kills still end in success.
     WEBHOOK_RETRY_SCHEDULE_MS: '200,400,800,1000,1000,1000,1000',
     PLAN_QUOTAS: 'free:1000000',
+    // A killed instance's claims are attempted again 2 s after they were claimed, not 10 s.
+    ...SHORT_LEASE,
     API_RATE_LIMIT: '1000000/60',
     RESPOND_RATE_LIMIT: '1000000/60',
   };

@@ -33,7 +33,8 @@ export interface Deployment {
 export interface ProcessTests {
   /** The file's HTTPS receiver (reset before each test). */
   readonly receiver: HttpsReceiver;
-  deploy(): Promise<Deployment>;
+  /** A database and secret for processes to share; `env` is given to every process started on it. */
+  deploy(env?: Record<string, string>): Promise<Deployment>;
   /** Runs after the test, before the databases are dropped. */
   cleanup(step: () => Promise<void>): void;
   addWebhook(service: ServiceProcess, key: string, events: string[]): Promise<{ id: string }>;
@@ -63,7 +64,7 @@ export function processTests(): ProcessTests {
     return receiver;
   };
 
-  async function deploy(): Promise<Deployment> {
+  async function deploy(env: Record<string, string> = {}): Promise<Deployment> {
     const database: TestDatabase = await freshDatabase();
     cleanups.push(() => database.drop());
     const secretKey = newSecretKey();
@@ -81,6 +82,7 @@ export function processTests(): ProcessTests {
           secretKey,
           caFile: receiverOf().caFile,
           ...options,
+          env: { ...env, ...options.env },
         });
         if (!store) {
           const opened = openTestStore(database.url, secretKey);

@@ -86,6 +86,13 @@ export function freePort(): Promise<number> {
 export const newSecretKey = () => randomBytes(32).toString('hex');
 
 /**
+ * For tests that kill a process holding claimed deliveries or emails: those
+ * are attempted again when the claim's lease runs out, 2 s after the claim
+ * instead of the default 10 s (an attempt still must end within it).
+ */
+export const SHORT_LEASE = { OUTBOX_LEASE_MS: '2000', OUTBOUND_TIMEOUT_MS: '1500' };
+
+/**
  * Starts a service process and resolves once it is ready: it logged "pausepoint
  * started" and (unless ROLE=worker) answers GET /health with 200. Rejects with
  * its output if it exits or is not ready within the startup timeout.

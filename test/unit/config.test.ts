@@ -41,6 +41,8 @@ describe('loadConfig defaults', () => {
     expect(config.maxWaitsPerKey).toBe(100);
     // A receiver gets 5 s to answer, and requests in flight 5 s to finish at shutdown.
     expect(config.outboundTimeoutMs).toBe(5000);
+    // A dead worker's claims are attempted again 10 s after they were claimed.
+    expect(config.outboxLeaseMs).toBe(10_000);
     expect(config.queuePollMs).toBe(1000);
     expect(config.shutdownGraceMs).toBe(5000);
   });
@@ -167,6 +169,10 @@ describe('loadConfig rejects bad values with a message that starts with the vari
     ['AUTH_RATE_LIMIT', { AUTH_RATE_LIMIT: '10' }],
     ['MAX_WAITS_PER_KEY', { MAX_WAITS_PER_KEY: 'many' }],
     ['MAX_WAITS_PER_KEY', { MAX_WAITS_PER_KEY: '-1' }],
+    ['OUTBOX_LEASE_MS', { OUTBOX_LEASE_MS: '999' }],
+    // An attempt must end within its claim: a lease no longer than the outbound deadline is refused.
+    ['OUTBOX_LEASE_MS', { OUTBOX_LEASE_MS: '5000' }],
+    ['OUTBOX_LEASE_MS', { OUTBOX_LEASE_MS: '2000', OUTBOUND_TIMEOUT_MS: '2000' }],
   ];
 
   it.each(cases)('%s in %j', (variable, env) => {
@@ -180,6 +186,11 @@ describe('loadConfig rejects bad values with a message that starts with the vari
     const error = configError({ DATABASE_URL: 'postgres://db.example/pp' });
     expect(error.message).toMatch(/^SECRET_KEY: /);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db.example/pp', SECRET_KEY: SECRET })).not.toThrow();
+  });
+
+  it('takes a shorter lease with a shorter outbound deadline', () => {
+    const config = loadConfig({ OUTBOX_LEASE_MS: '2000', OUTBOUND_TIMEOUT_MS: '1500' });
+    expect([config.outboxLeaseMs, config.outboundTimeoutMs]).toEqual([2000, 1500]);
   });
 
   it('does not require SECRET_KEY with SQLite', () => {

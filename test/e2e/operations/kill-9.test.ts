@@ -15,6 +15,7 @@ import {
 } from '../../helpers/deployment.js';
 import { call, registerAccount } from '../../helpers/http.js';
 import { createPause, eventually, tokenOf } from '../../helpers/pauses.js';
+import { SHORT_LEASE } from '../../helpers/process.js';
 import { startSmtpReceiver } from '../../helpers/smtp.js';
 
 // pausepoint killed with SIGKILL in the middle of work, then started again on
@@ -26,7 +27,7 @@ const { deploy, addWebhook } = processes;
 
 describe('kill -9', () => {
   it('loses no webhook when killed in the middle of a burst of deliveries', async () => {
-    const deployment = await deploy();
+    const deployment = await deploy(SHORT_LEASE);
     let service = await deployment.start();
     const account = await registerAccount(urlOf(service));
     const webhook = await addWebhook(service, account.test, ['pause.cancelled']);
@@ -85,7 +86,7 @@ describe('kill -9', () => {
   }, 45_000);
 
   it('keeps an answer that was acknowledged just before a kill -9, with one event, and delivers it', async () => {
-    const deployment = await deploy();
+    const deployment = await deploy(SHORT_LEASE);
     let service = await deployment.start();
     const account = await registerAccount(urlOf(service));
     const webhook = await addWebhook(service, account.test, ['pause.responded']);
@@ -132,7 +133,7 @@ describe('kill -9', () => {
     processes.cleanup(() => smtp.close());
     const silentUrl = `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}`;
 
-    const deployment = await deploy();
+    const deployment = await deploy(SHORT_LEASE);
     const mailEnv = { SMTP_URL: silentUrl, EMAIL_FROM: 'approvals@example.com' };
     const first = await deployment.start({ env: mailEnv });
     const account = await registerAccount(urlOf(first));
