@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { AttemptOutcome } from '../domain/retry-schedule.js';
+import { insertAttempts, type NewDeliveryAttempt } from './delivery-attempts.js';
 import { PENDING } from './literals.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
@@ -218,10 +219,20 @@ const SETTLE_CHUNK = 100;
 export async function settleSucceeded(
   store: Store,
   table: OutboxTable,
-  rows: Array<{ claim: Claim; statusCode: number | null }>,
+  rows: Array<{ claim: Claim; statusCode: number | null; attempt?: NewDeliveryAttempt | undefined }>,
   now: string,
-  trx: Kysely<Database> = store.db,
+  trx?: Kysely<Database>,
 ): Promise<Set<string>> {
+  if (trx === undefined && rows.some((row) => row.attempt)) {
+    // The attempts kept are written with the settle, in one transaction (on
+    // SQLite, one commit shared with the other writes of the moment).
+    return store.write(async (trx) => {
+      const settled = await settleSucceeded(store, table, rows, now, trx);
+      await insertAttempts(trx, attemptsOf(rows, settled));
+      return settled;
+    });
+  }
+  const db = trx ?? store.db;
   const settled = new Set<string>();
   const groups = new Map<string, { statusCode: number | null; attempts: number; ids: string[] }>();
   for (const { claim, statusCode } of rows) {
@@ -232,7 +243,7 @@ export async function settleSucceeded(
   }
   for (const { statusCode, attempts, ids } of groups.values()) {
     for (let start = 0; start < ids.length; start += SETTLE_CHUNK) {
-      const updated = await queue(trx)
+      const updated = await queue(db)
         .updateTable(table as 'deliveries')
         .set(outcomeColumns(table, { kind: 'succeeded', statusCode }, now))
         .where('status', '=', PENDING)
@@ -244,6 +255,13 @@ export async function settleSucceeded(
     }
   }
   return settled;
+}
+
+/** The attempts kept of the rows that were settled. */
+function attemptsOf(rows: Array<{ claim: Claim; attempt?: NewDeliveryAttempt | undefined }>, settled: Set<string>) {
+  const attempts: NewDeliveryAttempt[] = [];
+  for (const { claim, attempt } of rows) if (attempt && settled.has(claim.id)) attempts.push(attempt);
+  return attempts;
 }
 
 /** The queue columns an attempt's outcome sets. */
@@ -268,9 +286,17 @@ export async function settle(
   claim: Claim,
   outcome: AttemptOutcome,
   now: string,
-  trx: Kysely<Database> = store.db,
+  attempt?: NewDeliveryAttempt,
+  trx?: Kysely<Database>,
 ): Promise<boolean> {
-  const result = await queue(trx)
+  if (attempt && trx === undefined) {
+    return store.write(async (trx) => {
+      const settled = await settle(store, table, claim, outcome, now, undefined, trx);
+      if (settled) await insertAttempts(trx, [attempt]);
+      return settled;
+    });
+  }
+  const result = await queue(trx ?? store.db)
     .updateTable(table as 'deliveries')
     .set(outcomeColumns(table, outcome, now))
     .where('id', '=', claim.id)
