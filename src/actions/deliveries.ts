@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { hmacSha256 } from '../domain/crypto.js';
+import { newId } from '../domain/ids.js';
 import { unseal } from '../domain/sealed.js';
 import {
   DISABLED_REASONS,
@@ -8,8 +9,10 @@ import {
   standardSignature,
   standardSigningKey,
 } from '../domain/webhooks.js';
+import { renderWebhookDisabledEmail } from '../messages/render.js';
 import { type DeliveryToSend, loadDeliveries } from '../store/deliveries.js';
 import { failingStreakStart } from '../store/delivery-attempts.js';
+import { insertNotifications } from '../store/notifications.js';
 import { disableWebhook } from '../store/webhooks.js';
 import { httpAttempt, outboxTick } from './outbox.js';
 
@@ -96,8 +99,64 @@ export function responseStart(body: string | undefined): string | null {
   return new TextDecoder().decode(bytes.subarray(0, MAX_ATTEMPT_RESPONSE_BYTES)).replace(/\uFFFD$/, '');
 }
 
+/**
+ * Disables the webhook and, in the same transaction, queues the email that
+ * tells its owner (live mode, where email is configured): sent by the
+ * notifications' outbox, with its retries.
+ */
+async function disableAndTell(
+  services: Pick<ServiceContext, 'store' | 'logger' | 'mailer' | 'publicBaseUrl'>,
+  input: { webhookId: string; reason: string; now: string },
+): Promise<void> {
+  const { store, logger, mailer, publicBaseUrl } = services;
+  const disabled = await store.write(async (trx) => {
+    const disabled = await disableWebhook(store, input, trx);
+    if (disabled?.mode === 'live' && mailer) {
+      const email = renderWebhookDisabledEmail({
+        url: disabled.url,
+        reason: input.reason,
+        consoleUrl: `${publicBaseUrl}/console/webhooks/${input.webhookId}`,
+      });
+      await insertNotifications(
+        store,
+        [
+          {
+            id: newId('ntf'),
+            pause_id: null,
+            developer_id: disabled.developerId,
+            channel: 'email',
+            recipient: disabled.email,
+            target_sealed: null,
+            subject: email.subject,
+            text_body: email.text,
+            html_body: email.html,
+            reviewer_id: null,
+            kind: 'webhook_disabled',
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: input.now,
+            last_status_code: null,
+            last_error: null,
+            created_at: input.now,
+            updated_at: input.now,
+            completed_at: null,
+          },
+        ],
+        trx,
+      );
+    }
+    return disabled;
+  });
+  if (disabled) {
+    logger.warn({ webhook_id: input.webhookId, mode: disabled.mode, reason: input.reason }, 'webhook disabled');
+  }
+}
+
 export function deliverWebhooksTick(
-  services: Pick<ServiceContext, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'metrics'>,
+  services: Pick<
+    ServiceContext,
+    'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'metrics' | 'mailer' | 'publicBaseUrl'
+  >,
 ) {
   const { store, logger, keys, outbound, config } = services;
   const secretOf = secretUnsealer(keys.atRest);
@@ -131,8 +190,7 @@ export function deliverWebhooksTick(
         }
       }
       if (reason === undefined) return;
-      const disabled = await disableWebhook(store, { webhookId: delivery.webhook_id, reason, now: isoTime(now) });
-      if (disabled) logger.warn({ webhook_id: delivery.webhook_id, reason }, 'webhook disabled');
+      await disableAndTell(services, { webhookId: delivery.webhook_id, reason, now: isoTime(now) });
     },
     failed(delivery, error) {
       logger.error(

@@ -241,7 +241,8 @@ export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'suppressed';
 
 export interface NotificationsTable extends OutboxColumns<NotificationStatus> {
   id: string;
-  pause_id: string;
+  /** The pause it is about; null for an email about the account (a webhook disabled), migration 0016. */
+  pause_id: string | null;
   developer_id: string;
   channel: 'email' | 'slack';
   /** Shown to the developer: the address, or the Slack URL with its secret part masked. */
@@ -256,8 +257,8 @@ export interface NotificationsTable extends OutboxColumns<NotificationStatus> {
   kind: NotificationKind;
 }
 
-/** Why a notification was sent: the question itself, a reminder, or an escalation. */
-export type NotificationKind = 'question' | 'reminder' | 'escalation';
+/** Why a notification was sent: the question itself, a reminder, an escalation, or a webhook disabled. */
+export type NotificationKind = 'question' | 'reminder' | 'escalation' | 'webhook_disabled';
 
 export interface Database {
   developers: DevelopersTable;

@@ -164,38 +164,43 @@ export async function rotateWebhookSecret(
 }
 
 /**
- * Disables a webhook (if it is active) and fails its pending deliveries, in
- * one transaction: a disabled webhook gets no deliveries. Answers its owner
- * and mode when this call disabled it, undefined when it was already disabled
- * or is gone.
+ * Disables a webhook (if it is active) and fails its pending deliveries: a
+ * disabled webhook gets no deliveries. Answers its owner (with the email, to
+ * tell them) and URL when this call disabled it, undefined when it was
+ * already disabled or is gone. In the caller's transaction, which may also
+ * queue that email.
  */
-export function disableWebhook(
+export async function disableWebhook(
   store: Store,
   input: { webhookId: string; reason: string; now: string },
-): Promise<{ developerId: string; mode: Mode; url: string } | undefined> {
-  return store.write(async (trx) => {
-    const disabled = await trx
-      .updateTable('webhooks')
-      .set({ disabled_at: input.now, disabled_reason: input.reason })
-      .where('id', '=', input.webhookId)
-      .where('disabled_at', 'is', null)
-      .returning(['developer_id', 'mode', 'url'])
-      .executeTakeFirst();
-    if (!disabled) return undefined;
-    await trx
-      .updateTable('deliveries')
-      .set({
-        status: 'failed',
-        next_attempt_at: null,
-        completed_at: input.now,
-        updated_at: input.now,
-        last_error: 'webhook disabled',
-      })
-      .where('webhook_id', '=', input.webhookId)
-      .where('status', '=', PENDING)
-      .execute();
-    return { developerId: disabled.developer_id, mode: disabled.mode, url: disabled.url };
-  });
+  trx: Kysely<Database>,
+): Promise<{ developerId: string; email: string; mode: Mode; url: string } | undefined> {
+  const disabled = await trx
+    .updateTable('webhooks')
+    .set({ disabled_at: input.now, disabled_reason: input.reason })
+    .where('id', '=', input.webhookId)
+    .where('disabled_at', 'is', null)
+    .returning(['developer_id', 'mode', 'url'])
+    .executeTakeFirst();
+  if (!disabled) return undefined;
+  await trx
+    .updateTable('deliveries')
+    .set({
+      status: 'failed',
+      next_attempt_at: null,
+      completed_at: input.now,
+      updated_at: input.now,
+      last_error: 'webhook disabled',
+    })
+    .where('webhook_id', '=', input.webhookId)
+    .where('status', '=', PENDING)
+    .execute();
+  const owner = await trx
+    .selectFrom('developers')
+    .select('email')
+    .where('id', '=', disabled.developer_id)
+    .executeTakeFirstOrThrow();
+  return { developerId: disabled.developer_id, email: owner.email, mode: disabled.mode, url: disabled.url };
 }
 
 /** Enables the owner's webhook again; false when the owner has no webhook of that id in its mode. */

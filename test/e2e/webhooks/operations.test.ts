@@ -6,6 +6,7 @@ import { type Account, call, registerAccount } from '../../helpers/http.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../../helpers/https-receiver.js';
 import { createPause, eventually } from '../../helpers/pauses.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
+import { startSmtpReceiver } from '../../helpers/smtp.js';
 
 // Webhooks, second wave: Standard Webhooks headers (checked with the
 // `standardwebhooks` package itself), secret rotation, auto-disable and
@@ -32,6 +33,7 @@ beforeAll(async () => {
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
       WEBHOOK_RETRY_SCHEDULE_MS: '300000,600000,900000',
       WEBHOOK_DISABLE_AFTER: '1h',
+      WEBHOOK_ATTEMPT_RETENTION: '2d',
     },
     outboundCa: receiver.ca,
   });
@@ -274,6 +276,53 @@ describe('auto-disable, enable and recover', () => {
     expect(pauseIds.size).toBe(2);
   });
 
+  it("emails a live webhook's owner through the notifications queue when it is disabled, not a test one's", async () => {
+    const smtp = await startSmtpReceiver();
+    const mailing = await startTestService({
+      env: {
+        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+        SMTP_URL: smtp.url,
+        EMAIL_FROM: 'pausepoint <ops@example.com>',
+        PUBLIC_BASE_URL: 'https://pausepoint.example.com',
+      },
+      outboundCa: receiver.ca,
+    });
+    try {
+      const account = await registerAccount(mailing.url);
+      const add = async (token: string, path: string) =>
+        (
+          await call(mailing.url, 'POST', '/v1/webhooks', {
+            token,
+            body: { url: `${receiver.url}${path}`, events: ['pause.cancelled'], secret: WHSEC },
+          })
+        ).body.id as string;
+      const live = await add(account.live, '/gone-live');
+      const test = await add(account.test, '/gone-test');
+      receiver.setDefault({ status: 410 });
+      for (const token of [account.live, account.test]) {
+        const pause = await createPause(mailing.url, token);
+        await call(mailing.url, 'DELETE', `/v1/pause/${pause.id}`, { token });
+      }
+      const [mail] = await smtp.waitForMails(1, 10_000);
+      expect(mail!.to).toEqual([account.email]);
+      expect(mail!.parsed.subject).toBe('Your pausepoint webhook was disabled');
+      expect(mail!.parsed.text).toContain(`${receiver.url}/gone-live`);
+      expect(mail!.parsed.text).toContain('410 Gone');
+      expect(mail!.parsed.text).toContain(`https://pausepoint.example.com/console/webhooks/${live}`);
+      const statusOf = async (token: string, id: string) =>
+        ((await call(mailing.url, 'GET', '/v1/webhooks', { token })).body.data as Array<Record<string, any>>).find(
+          (webhook) => webhook.id === id,
+        )?.status;
+      await eventually(async () => expect(await statusOf(account.test, test)).toBe('disabled'));
+      expect(await statusOf(account.live, live)).toBe('disabled');
+      await mailing.worker!.runOnce();
+      expect(smtp.mails).toHaveLength(1);
+    } finally {
+      await mailing.destroy();
+      await smtp.close();
+    }
+  });
+
   it('disables a webhook whose every attempt has failed for WEBHOOK_DISABLE_AFTER, and not one with a success since', async () => {
     offsetMs = 0;
     const account = await registerAccount(service.url);
@@ -366,6 +415,31 @@ describe('attempts', () => {
       token: account.test,
     });
     expect(unknown.status).toBe(404);
+    offsetMs = 0;
+  });
+
+  it('prunes attempts older than WEBHOOK_ATTEMPT_RETENTION, keeping the delivery and newer attempts', async () => {
+    offsetMs = 0;
+    const account = await registerAccount(service.url);
+    const webhook = await addWebhook(account, WHSEC, '/prune');
+    await requestFor('/prune', await cancelledPause(account));
+    offsetMs = 36 * HOUR;
+    await requestFor('/prune', await cancelledPause(account));
+    const attemptsOf = async () => {
+      const deliveries = await deliveriesOf(account, webhook.id);
+      const read = await Promise.all(
+        deliveries.map((delivery) =>
+          call(service.url, 'GET', `/v1/webhooks/${webhook.id}/deliveries/${delivery.id}`, { token: account.test }),
+        ),
+      );
+      return read.map((reply) => reply.body.attempts.length as number);
+    };
+    await service.worker!.runOnce();
+    expect(await attemptsOf()).toEqual([1, 1]);
+    // Two days after the first attempt, not yet after the second.
+    offsetMs = 49 * HOUR;
+    await service.worker!.runOnce();
+    expect(await attemptsOf()).toEqual([1, 0]);
     offsetMs = 0;
   });
 });
