@@ -173,7 +173,7 @@ export async function rotateWebhookSecret(
 export async function disableWebhook(
   store: Store,
   input: { webhookId: string; reason: string; now: string },
-  trx: Kysely<Database>,
+  trx: Kysely<Database> = store.db,
 ): Promise<{ developerId: string; email: string; mode: Mode; url: string } | undefined> {
   const disabled = await trx
     .updateTable('webhooks')
