@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   type DeliveryWithAttempts,
   enableOwnedWebhook,
@@ -389,12 +389,10 @@ export function webhookPage(app: FastifyInstance): void {
     '/webhooks/:id/deliveries/:delivery/redeliver',
     { config: { console: 'signed-in' } },
     async (request, reply) => {
-      const signedIn = signedInOf(request)!;
-      const { id, delivery } = request.params as { id: string; delivery: string };
-      const mode: Mode = modeOf(field(request.body, 'mode'));
-      const webhook = await findOwnedWebhook(app.services, signedIn.developer.id, id, mode);
-      if (!webhook) return reply.code(404).type(html).send(webhookNotFoundPage(signedIn));
-      const owner = { developerId: signedIn.developer.id, mode: webhook.mode };
+      const posted = await postedWebhook(request, reply);
+      if (!posted) return reply;
+      const { signedIn, webhook, owner } = posted;
+      const { delivery } = request.params as { delivery: string };
       try {
         await redeliver(app.services, owner, webhook.id, delivery);
       } catch (error) {
@@ -430,45 +428,33 @@ export function webhookPage(app: FastifyInstance): void {
     }
   });
 
-  app.post('/webhooks/:id/rotate-secret', { config: { console: 'signed-in' } }, async (request, reply) => {
+  /** The signed-in developer's webhook a form posts to, by its id and the form's mode; undefined (404 sent) if not theirs. */
+  async function postedWebhook(request: FastifyRequest, reply: FastifyReply) {
     const signedIn = signedInOf(request)!;
     const { id } = request.params as { id: string };
-    const webhook = await findOwnedWebhook(
-      app.services,
-      signedIn.developer.id,
-      id,
-      modeOf(field(request.body, 'mode')),
-    );
-    if (!webhook) return reply.code(404).type(html).send(webhookNotFoundPage(signedIn));
-    const owner = { developerId: signedIn.developer.id, mode: webhook.mode };
-    const rotated = await rotateOwnedWebhookSecret(app.services, owner, webhook.id);
+    const mode: Mode = modeOf(field(request.body, 'mode'));
+    const webhook = await findOwnedWebhook(app.services, signedIn.developer.id, id, mode);
+    if (!webhook) {
+      await reply.code(404).type(html).send(webhookNotFoundPage(signedIn));
+      return undefined;
+    }
+    return { signedIn, webhook, owner: { developerId: signedIn.developer.id, mode: webhook.mode } };
+  }
+
+  app.post('/webhooks/:id/rotate-secret', { config: { console: 'signed-in' } }, async (request, reply) => {
+    const posted = await postedWebhook(request, reply);
+    if (!posted) return reply;
+    const rotated = await rotateOwnedWebhookSecret(app.services, posted.owner, posted.webhook.id);
+    const shown = { secret: rotated.secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt };
     // Shown in the answer to this POST only: never in a page that can be loaded again.
-    return reply.type(html).send(
-      await render(
-        signedIn,
-        rotated.webhook,
-        {},
-        {
-          rotated: { secret: rotated.secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt },
-        },
-      ),
-    );
+    return reply.type(html).send(await render(posted.signedIn, rotated.webhook, {}, { rotated: shown }));
   });
 
   app.post('/webhooks/:id/enable', { config: { console: 'signed-in' } }, async (request, reply) => {
-    const signedIn = signedInOf(request)!;
-    const { id } = request.params as { id: string };
-    const webhook = await findOwnedWebhook(
-      app.services,
-      signedIn.developer.id,
-      id,
-      modeOf(field(request.body, 'mode')),
-    );
-    if (!webhook) return reply.code(404).type(html).send(webhookNotFoundPage(signedIn));
-    const owner = { developerId: signedIn.developer.id, mode: webhook.mode };
-    const enabled = await enableOwnedWebhook(app.services, owner, webhook.id);
-    return reply
-      .type(html)
-      .send(await render(signedIn, enabled, {}, { notice: 'The webhook is enabled: new events are delivered again.' }));
+    const posted = await postedWebhook(request, reply);
+    if (!posted) return reply;
+    const enabled = await enableOwnedWebhook(app.services, posted.owner, posted.webhook.id);
+    const notice = 'The webhook is enabled: new events are delivered again.';
+    return reply.type(html).send(await render(posted.signedIn, enabled, {}, { notice }));
   });
 }
