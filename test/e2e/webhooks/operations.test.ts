@@ -166,6 +166,14 @@ describe('secret rotation', () => {
     // Never again: not in the list.
     const list = await call(service.url, 'GET', '/v1/webhooks', { token: account.test });
     expect(list.text).not.toContain(second);
+    expect(service.logs.join('\n')).not.toContain(second);
+    const stored = await service.store.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', webhook.id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify(stored)).not.toContain(second.slice('whsec_'.length));
+    expect(JSON.stringify(stored)).not.toContain(WHSEC.slice('whsec_'.length));
 
     const duringPause = await cancelledPause(account);
     const during = await requestFor('/rotate', duringPause);
