@@ -328,20 +328,24 @@ export async function settle(
   attempt?: NewDeliveryAttempt,
   trx?: Kysely<Database>,
 ): Promise<boolean> {
-  if (attempt && trx === undefined) {
+  // With the attempt kept, as settleSucceeded: one statement on PostgreSQL, one transaction on SQLite.
+  if (attempt && trx === undefined && store.dialect !== 'postgres') {
     return store.write(async (trx) => {
       const settled = await settle(store, table, claim, outcome, now, undefined, trx);
       if (settled) await insertAttempts(trx, [attempt]);
       return settled;
     });
   }
-  const result = await queue(trx ?? store.db)
+  const update = queue(trx ?? store.db)
     .updateTable(table as 'deliveries')
     .set(outcomeColumns(table, outcome, now))
     .where('id', '=', claim.id)
     .where('attempts', '=', claim.attempts)
-    .where('status', '=', PENDING)
-    .executeTakeFirst();
+    .where('status', '=', PENDING);
+  if (attempt && trx === undefined) {
+    return (await settleWithAttempts(store.db, update.returning('id'), [attempt])).length === 1;
+  }
+  const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
