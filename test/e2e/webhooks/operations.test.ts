@@ -253,6 +253,13 @@ describe('auto-disable, enable and recover', () => {
     });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('webhook_disabled');
+    const [gone] = await deliveriesOf(account, webhook.id);
+    expect(gone).toMatchObject({ status: 'failed' });
+    const retry = await call(service.url, 'POST', `/v1/webhooks/${webhook.id}/deliveries/${gone!.id}/retry`, {
+      token: account.test,
+    });
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.code).toBe('webhook_disabled');
 
     const enabled = await call(service.url, 'POST', `/v1/webhooks/${webhook.id}/enable`, { token: account.test });
     expect(enabled.status).toBe(200);
