@@ -35,6 +35,10 @@ export interface Config {
   /** Gaps between attempts of webhook deliveries and notifications (WEBHOOK_RETRY_SCHEDULE_MS). */
   retryScheduleMs: number[];
   webhookAllowedNetworks: Cidr[];
+  /** A webhook all of whose attempts have failed for this long is disabled (WEBHOOK_DISABLE_AFTER). */
+  webhookDisableAfterMs: number;
+  /** Delivery attempts older than this are deleted (WEBHOOK_ATTEMPT_RETENTION). */
+  webhookAttemptRetentionMs: number;
   role: Role;
   logLevel: string;
   trustProxy: boolean;
@@ -122,6 +126,14 @@ export const SETTINGS = {
   WEBHOOK_ALLOWED_NETWORKS: {
     default: '',
     doc: 'Comma-separated CIDRs exempted from the public-address rule for webhook URLs, at registration and at connect time, e.g. `10.20.0.0/16` for receivers on your private network. Logged at start when set.',
+  },
+  WEBHOOK_DISABLE_AFTER: {
+    default: '5d',
+    doc: 'A webhook whose every delivery attempt has failed for this long is disabled (its owner is emailed in live mode); a receiver answering `410 Gone` disables it at once. Seconds, or a number with `s`, `m`, `h` or `d`. See [Webhooks](webhooks.md#disabled-webhooks).',
+  },
+  WEBHOOK_ATTEMPT_RETENTION: {
+    default: '30d',
+    doc: 'How long each delivery attempt (time, duration, status, the start of the answer, the error) is kept; older ones are deleted by the worker. Seconds, or a number with `s`, `m`, `h` or `d`; keep it longer than `WEBHOOK_DISABLE_AFTER`, whose failing streak is read from the attempts.',
   },
   ROLE: {
     default: 'all',
@@ -260,6 +272,8 @@ export function loadConfig(env: Env = process.env): Config {
     planQuotas: parsePlanQuotas(value('PLAN_QUOTAS')),
     retryScheduleMs: parseRetrySchedule(value('WEBHOOK_RETRY_SCHEDULE_MS')),
     webhookAllowedNetworks: parseNetworks(value('WEBHOOK_ALLOWED_NETWORKS')),
+    webhookDisableAfterMs: parseDuration('WEBHOOK_DISABLE_AFTER', value('WEBHOOK_DISABLE_AFTER')),
+    webhookAttemptRetentionMs: parseDuration('WEBHOOK_ATTEMPT_RETENTION', value('WEBHOOK_ATTEMPT_RETENTION')),
     role: parseChoice('ROLE', value('ROLE'), ['all', 'api', 'worker'] as const),
     logLevel: parseChoice('LOG_LEVEL', value('LOG_LEVEL'), [
       'fatal',
@@ -365,6 +379,21 @@ function parseRetrySchedule(raw: string): number[] {
     throw new ConfigError('WEBHOOK_RETRY_SCHEDULE_MS', `must be comma-separated milliseconds, got "${raw}"`);
   }
   return gaps.map(Number);
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { '': 1000, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration of at least one second: seconds, or a number with s, m, h or d (`90`, `15m`, `5d`). */
+function parseDuration(name: string, raw: string): number {
+  const match = /^(\d+)([smhd]?)$/.exec(raw.trim());
+  const ms = match ? Number(match[1]) * (DURATION_UNITS_MS[match[2] as string] as number) : Number.NaN;
+  if (!(ms >= 1000) || ms > 10 * 365 * 86_400_000) {
+    throw new ConfigError(
+      name,
+      `must be seconds, or a number with s, m, h or d (e.g. 5d), from 1 s to 10 years; got "${raw}"`,
+    );
+  }
+  return ms;
 }
 
 function parseNetworks(raw: string): Cidr[] {

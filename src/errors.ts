@@ -23,6 +23,7 @@ export const errorStatus = {
   already_voted: 409,
   delivery_not_failed: 409,
   notification_not_failed: 409,
+  webhook_disabled: 409,
   pause_closed: 410,
   request_timeout: 408,
   payload_too_large: 413,

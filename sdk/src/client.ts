@@ -15,6 +15,7 @@ import type {
   CreateWebhookParams,
   DeletedWebhook,
   Delivery,
+  DeliveryWithAttempts,
   EventRecord,
   Event as EventsPage,
   ListDeliveriesParams,
@@ -23,11 +24,14 @@ import type {
   ListPausesParams,
   Outcome,
   Pause,
+  RecoverWebhookParams,
   RetriedDelivery,
   RetriedNotification,
+  RotatedWebhookSecret,
   Timeline,
   Vote,
   Webhook,
+  WebhookRecovery,
 } from './types.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
@@ -416,6 +420,54 @@ export class Webhooks {
       });
       return answer.body;
     }, params.starting_after);
+  }
+
+  /** One delivery with every attempt kept of it. */
+  async getDelivery(
+    webhookId: string,
+    deliveryId: string,
+    options: RequestOptions = {},
+  ): Promise<DeliveryWithAttempts> {
+    const answer = await this.transport.request<DeliveryWithAttempts>({
+      method: 'GET',
+      path: path('/v1/webhooks/{webhook_id}/deliveries/{delivery_id}', webhookId, deliveryId),
+      signal: options.signal,
+    });
+    return answer.body;
+  }
+
+  /**
+   * Gives the webhook a new secret, answered this once (`secret`). For 24 hours
+   * deliveries are signed with the old one too; rotating again drops the oldest.
+   */
+  async rotateSecret(id: string, options: RequestOptions = {}): Promise<RotatedWebhookSecret> {
+    const answer = await this.transport.request<RotatedWebhookSecret>({
+      method: 'POST',
+      path: path('/v1/webhooks/{webhook_id}/rotate-secret', id),
+      signal: options.signal,
+    });
+    return answer.body;
+  }
+
+  /** Turns a disabled webhook back on (`status: "active"`). */
+  async enable(id: string, options: RequestOptions = {}): Promise<Webhook> {
+    const answer = await this.transport.request<Webhook>({
+      method: 'POST',
+      path: path('/v1/webhooks/{webhook_id}/enable', id),
+      signal: options.signal,
+    });
+    return answer.body;
+  }
+
+  /** Re-queues the window's failed deliveries and delivers the events missed while disabled, once each. */
+  async recover(id: string, params: RecoverWebhookParams, options: RequestOptions = {}): Promise<WebhookRecovery> {
+    const answer = await this.transport.request<WebhookRecovery>({
+      method: 'POST',
+      path: path('/v1/webhooks/{webhook_id}/recover', id),
+      body: params,
+      signal: options.signal,
+    });
+    return answer.body;
   }
 
   /** Re-queues a failed delivery (same body, same signature). */

@@ -42,11 +42,38 @@ export function toHex(bytes: Uint8Array): string {
   return hex;
 }
 
+/** HMAC-SHA256 of `data` keyed with `key` (a secret's UTF-8 bytes when a string). */
+export async function hmacSha256(key: string | Uint8Array, data: Uint8Array): Promise<Uint8Array> {
+  const { subtle } = await getWebCrypto();
+  const raw = typeof key === 'string' ? encoder.encode(key) : key;
+  const imported = await subtle.importKey(
+    'raw',
+    raw as Uint8Array<ArrayBuffer>,
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  return new Uint8Array(await subtle.sign('HMAC', imported, data as Uint8Array<ArrayBuffer>));
+}
+
 /** Lowercase hex HMAC-SHA256 of `data` keyed with `secret`. */
 export async function hmacSha256Hex(secret: string, data: Uint8Array): Promise<string> {
-  const { subtle } = await getWebCrypto();
-  const key = await subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return toHex(new Uint8Array(await subtle.sign('HMAC', key, data as Uint8Array<ArrayBuffer>)));
+  return toHex(await hmacSha256(secret, data));
+}
+
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** The bytes of strict base64 (padded, standard alphabet), or undefined for anything else. */
+export function fromBase64(text: string): Uint8Array | undefined {
+  if (text.length === 0 || !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)) {
+    return undefined;
+  }
+  const binary = atob(text);
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
 }
 
 /**

@@ -49,6 +49,9 @@ export {
   type RawBody,
   type SignatureHeader,
   signWebhookPayload,
+  standardSignature,
+  type VerifyOptions,
   verifyWebhookSignature,
   WEBHOOK_HEADERS,
+  type WebhookHeaders,
 } from './webhooks.js';

@@ -56,6 +56,18 @@ export type Delivery = JsonOf<paths['/v1/webhooks/{webhook_id}/deliveries']['get
 export type RetriedDelivery = JsonOf<
   paths['/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry']['post']['responses'][200]
 >;
+/** One delivery with every attempt kept of it (`attempts`, oldest first). */
+export type DeliveryWithAttempts = JsonOf<
+  paths['/v1/webhooks/{webhook_id}/deliveries/{delivery_id}']['get']['responses'][200]
+>;
+/** One attempt at a delivery: when, how long, the status code, the start of the answer, the error. */
+export type DeliveryAttempt = DeliveryWithAttempts['attempts'][number];
+/** The answer to a secret's rotation: the webhook, its new secret (shown once) and until when the old one signs too. */
+export type RotatedWebhookSecret = JsonOf<paths['/v1/webhooks/{webhook_id}/rotate-secret']['post']['responses'][200]>;
+/** The body of `POST /v1/webhooks/{webhook_id}/recover`: `since`, and `until` (now when left out). */
+export type RecoverWebhookParams = JsonOf<paths['/v1/webhooks/{webhook_id}/recover']['post']['requestBody']>;
+/** How many failed deliveries were queued again and how many missed events were added. */
+export type WebhookRecovery = JsonOf<paths['/v1/webhooks/{webhook_id}/recover']['post']['responses'][200]>;
 /** `limit` (page size) and `starting_after` for a webhook's deliveries. */
 export type ListDeliveriesParams = QueryOf<paths['/v1/webhooks/{webhook_id}/deliveries']['get']>;
 

@@ -1,7 +1,12 @@
 // Verifying (and, for tools such as `pausepoint listen`, making) webhook
-// signatures: `X-Service-Signature: sha256=<lowercase hex HMAC-SHA256 of the
-// raw body, keyed with the webhook's secret>`.
-import { hmacSha256Hex, timingSafeEqual, toBytes } from './crypto.js';
+// signatures. Every delivery carries two schemes:
+// - `X-Service-Signature: sha256=<lowercase hex HMAC-SHA256 of the raw body,
+//   keyed with the webhook's secret>`;
+// - Standard Webhooks: `webhook-id`, `webhook-timestamp` (Unix seconds) and
+//   `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`
+//   (space-separated entries while a rotated secret still signs), keyed with a
+//   `whsec_` secret's base64-decoded bytes, else the secret's UTF-8 bytes.
+import { fromBase64, hmacSha256, hmacSha256Hex, timingSafeEqual, toBase64, toBytes } from './crypto.js';
 import { WebhookVerificationError } from './errors.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEvent, type WebhookEventType } from './types.js';
 
@@ -10,7 +15,23 @@ export const WEBHOOK_HEADERS = {
   signature: 'x-service-signature',
   event: 'x-service-event',
   delivery: 'x-service-delivery',
+  /** Standard Webhooks: the delivery id (the same as x-service-delivery). */
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  standardSignature: 'webhook-signature',
 } as const;
+
+/** A request's headers: fetch's `Headers`, or Node's `IncomingHttpHeaders` (lowercase names). */
+export type WebhookHeaders = Headers | Record<string, string | readonly string[] | undefined>;
+
+export interface VerifyOptions {
+  /** How far `webhook-timestamp` may be from now, in seconds (default 300, as the standard libraries). */
+  toleranceSeconds?: number;
+  /** Now, for tests (default `Date.now()`). */
+  now?: number;
+}
+
+const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** The raw body exactly as received: a string, a Buffer/Uint8Array or an ArrayBuffer. */
 export type RawBody = string | Uint8Array | ArrayBuffer;
@@ -26,38 +47,100 @@ export async function signWebhookPayload(rawBody: RawBody, secret: string): Prom
 }
 
 /**
- * True when `signatureHeader` is the signature of exactly these bytes under
- * `secret`. Compares in constant time. Pass the raw body, before any JSON
- * parsing: re-serialised JSON is not the same bytes.
+ * True when the delivery is signed by `secret`. Pass the raw body, before any
+ * JSON parsing: re-serialised JSON is not the same bytes. The second argument
+ * is either the `X-Service-Signature` header (checked alone, as before), or
+ * the request's headers: then `webhook-signature` with `webhook-id` and
+ * `webhook-timestamp` (within `toleranceSeconds` of now) when present, else
+ * `X-Service-Signature`. Compares in constant time.
  */
 export async function verifyWebhookSignature(
   rawBody: RawBody,
-  signatureHeader: SignatureHeader,
+  signatureOrHeaders: SignatureHeader | WebhookHeaders,
   secret: string,
+  options: VerifyOptions = {},
 ): Promise<boolean> {
   checkSecret(secret);
+  if (!isHeaders(signatureOrHeaders)) return verifySpecSignature(rawBody, signatureOrHeaders, secret);
+  const standard = headerOf(signatureOrHeaders, WEBHOOK_HEADERS.standardSignature);
+  if (standard.length === 0) {
+    return verifySpecSignature(rawBody, headerOf(signatureOrHeaders, WEBHOOK_HEADERS.signature), secret);
+  }
+  const [id] = headerOf(signatureOrHeaders, WEBHOOK_HEADERS.id);
+  const [timestamp] = headerOf(signatureOrHeaders, WEBHOOK_HEADERS.timestamp);
+  if (id === undefined || timestamp === undefined || !/^\d+$/.test(timestamp)) return false;
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (Math.abs((options.now ?? Date.now()) / 1000 - Number(timestamp)) > tolerance) return false;
+  const expected = encoder.encode(await standardSignature(rawBody, id, timestamp, secret));
+  let matched = false;
+  // Every entry is compared, so the time taken does not tell which one matched.
+  for (const entry of standard.join(' ').split(' ')) {
+    if (entry.length > 0 && timingSafeEqual(encoder.encode(entry), expected)) matched = true;
+  }
+  return matched;
+}
+
+async function verifySpecSignature(rawBody: RawBody, signatureHeader: SignatureHeader, secret: string) {
   const candidates = typeof signatureHeader === 'string' ? [signatureHeader] : (signatureHeader ?? []);
   if (candidates.length === 0) return false;
   const expected = encoder.encode(await signWebhookPayload(rawBody, secret));
   let matched = false;
-  // Every candidate is compared, so the time taken does not tell which one matched.
   for (const candidate of candidates) {
     if (timingSafeEqual(encoder.encode(candidate.trim()), expected)) matched = true;
   }
   return matched;
 }
 
+/** `v1,<base64>`: the Standard Webhooks signature of these bytes, for this id and timestamp, under `secret`. */
+export async function standardSignature(
+  rawBody: RawBody,
+  id: string,
+  timestamp: string | number,
+  secret: string,
+): Promise<string> {
+  checkSecret(secret);
+  const prefix = encoder.encode(`${id}.${timestamp}.`);
+  const body = toBytes(rawBody);
+  const signed = new Uint8Array(prefix.length + body.length);
+  signed.set(prefix);
+  signed.set(body, prefix.length);
+  return `v1,${toBase64(await hmacSha256(standardKey(secret), signed))}`;
+}
+
+/** A `whsec_` secret's base64-decoded bytes, else the secret's UTF-8 bytes (as the service keys it). */
+function standardKey(secret: string): Uint8Array {
+  const decoded = secret.startsWith('whsec_') ? fromBase64(secret.slice('whsec_'.length)) : undefined;
+  return decoded ?? encoder.encode(secret);
+}
+
+const isHeaders = (value: SignatureHeader | WebhookHeaders): value is WebhookHeaders =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A header's values, whatever shape the headers come in (names matched case-insensitively). */
+function headerOf(headers: WebhookHeaders, name: string): string[] {
+  if (typeof (headers as Headers).get === 'function' && typeof (headers as Headers).has === 'function') {
+    const value = (headers as Headers).get(name);
+    return value === null ? [] : [value];
+  }
+  for (const [key, value] of Object.entries(headers as Record<string, string | readonly string[] | undefined>)) {
+    if (key.toLowerCase() !== name || value === undefined) continue;
+    return typeof value === 'string' ? [value] : [...value];
+  }
+  return [];
+}
+
 /**
- * Verifies the signature, then parses and checks the body: returns the event,
+ * Verifies the signature (either scheme, as verifyWebhookSignature), then parses and checks the body: returns the event,
  * typed by its `event` field, or throws a `WebhookVerificationError`
  * (`code` `invalid_signature` or `invalid_payload`). Answer 401 on the former.
  */
 export async function parseWebhookEvent(
   rawBody: RawBody,
-  signatureHeader: SignatureHeader,
+  signatureOrHeaders: SignatureHeader | WebhookHeaders,
   secret: string,
+  options: VerifyOptions = {},
 ): Promise<WebhookEvent> {
-  if (!(await verifyWebhookSignature(rawBody, signatureHeader, secret))) {
+  if (!(await verifyWebhookSignature(rawBody, signatureOrHeaders, secret, options))) {
     throw new WebhookVerificationError('The webhook signature does not match this body and secret.', {
       code: 'invalid_signature',
     });

@@ -1,17 +1,37 @@
 import type { ServiceContext } from '../context.js';
+import { isoTime } from '../domain/clock.js';
 import { hmacSha256 } from '../domain/crypto.js';
+import { newId } from '../domain/ids.js';
 import { unseal } from '../domain/sealed.js';
-import { loadDeliveries } from '../store/deliveries.js';
+import {
+  DISABLED_REASONS,
+  MAX_ATTEMPT_RESPONSE_BYTES,
+  standardSignature,
+  standardSigningKey,
+} from '../domain/webhooks.js';
+import { renderWebhookDisabledEmail } from '../messages/render.js';
+import { type DeliveryToSend, loadDeliveries } from '../store/deliveries.js';
+import { failingStreakStart } from '../store/delivery-attempts.js';
+import { insertNotifications } from '../store/notifications.js';
+import { disableWebhook } from '../store/webhooks.js';
 import { httpAttempt, outboxTick } from './outbox.js';
 
 // Sends due webhook deliveries (docs/webhooks.md): the stored body, byte for byte,
-// signed with the webhook's secret. A 2xx settles it; anything else is retried
-// on WEBHOOK_RETRY_SCHEDULE_MS (30 s, 60 s, 120 s) and then marked failed.
+// signed with the webhook's secret, by SPEC's header and by Standard Webhooks'.
+// A 2xx settles it; anything else is retried on WEBHOOK_RETRY_SCHEDULE_MS
+// (30 s, 60 s, 120 s) and then marked failed. Every attempt is kept. A 410,
+// or failing for WEBHOOK_DISABLE_AFTER, disables the webhook.
 
 export const BATCH_SIZE = 64;
 
 export function signatureHeader(secret: string, body: string): string {
   return `sha256=${hmacSha256(secret, body, 'hex')}`;
+}
+
+/** A webhook's secret as the worker keeps it: the text (SPEC's header) and the Standard Webhooks key. */
+interface SigningSecret {
+  secret: string;
+  key: Buffer;
 }
 
 /** How many webhooks' secrets a worker keeps unsealed; past that it starts over. */
@@ -20,14 +40,15 @@ const UNSEALED_SECRETS = 1024;
 /**
  * Unseals each webhook's signing secret once rather than per delivery (AES-GCM
  * per attempt was ~5% of a worker's time). Keyed by the sealed text, which is
- * fixed for a webhook's life.
+ * fixed for the secret's life (a rotation seals a new one).
  */
-function secretUnsealer(key: Buffer): (sealed: string) => string {
-  const secrets = new Map<string, string>();
+function secretUnsealer(key: Buffer): (sealed: string) => SigningSecret {
+  const secrets = new Map<string, SigningSecret>();
   return (sealed) => {
     let secret = secrets.get(sealed);
     if (secret === undefined) {
-      secret = unseal(key, sealed);
+      const text = unseal(key, sealed);
+      secret = { secret: text, key: standardSigningKey(text) };
       if (secrets.size >= UNSEALED_SECRETS) secrets.clear();
       secrets.set(sealed, secret);
     }
@@ -35,23 +56,141 @@ function secretUnsealer(key: Buffer): (sealed: string) => string {
   };
 }
 
+/**
+ * The headers of one attempt: SPEC's (`X-Service-Signature` by the current
+ * secret) and Standard Webhooks' (`webhook-signature` by the current secret
+ * and, for ROTATION_OVERLAP_MS after a rotation, the previous one too).
+ */
+export function deliveryHeaders(
+  delivery: Pick<
+    DeliveryToSend,
+    'id' | 'type' | 'payload' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_expires_at'
+  >,
+  at: Date,
+  secretOf: (sealed: string) => SigningSecret,
+): Record<string, string> {
+  const current = secretOf(delivery.secret_sealed);
+  const timestamp = Math.floor(at.getTime() / 1000);
+  let signatures = standardSignature(current.key, delivery.id, timestamp, delivery.payload);
+  const previous = delivery.previous_secret_sealed;
+  if (
+    previous !== null &&
+    delivery.previous_secret_expires_at !== null &&
+    delivery.previous_secret_expires_at > isoTime(at)
+  ) {
+    signatures += ` ${standardSignature(secretOf(previous).key, delivery.id, timestamp, delivery.payload)}`;
+  }
+  return {
+    'content-type': 'application/json',
+    'x-service-signature': signatureHeader(current.secret, delivery.payload),
+    'x-service-event': delivery.type,
+    'x-service-delivery': delivery.id,
+    'webhook-id': delivery.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signatures,
+  };
+}
+
+/** The first MAX_ATTEMPT_RESPONSE_BYTES of an answer, cut on a character boundary. */
+export function responseStart(body: string | undefined): string | null {
+  if (body === undefined) return null;
+  const bytes = Buffer.from(body, 'utf8');
+  if (bytes.length <= MAX_ATTEMPT_RESPONSE_BYTES) return body;
+  return new TextDecoder().decode(bytes.subarray(0, MAX_ATTEMPT_RESPONSE_BYTES)).replace(/\uFFFD$/, '');
+}
+
+/**
+ * Disables the webhook and, in the same transaction, queues the email that
+ * tells its owner (live mode, where email is configured): sent by the
+ * notifications' outbox, with its retries.
+ */
+async function disableAndTell(
+  services: Pick<ServiceContext, 'store' | 'logger' | 'mailer' | 'publicBaseUrl'>,
+  input: { webhookId: string; reason: string; now: string },
+): Promise<void> {
+  const { store, logger, mailer, publicBaseUrl } = services;
+  const disabled = await store.write(async (trx) => {
+    const disabled = await disableWebhook(store, input, trx);
+    if (disabled?.mode === 'live' && mailer) {
+      const email = renderWebhookDisabledEmail({
+        url: disabled.url,
+        reason: input.reason,
+        consoleUrl: `${publicBaseUrl}/console/webhooks/${input.webhookId}`,
+      });
+      await insertNotifications(
+        store,
+        [
+          {
+            id: newId('ntf'),
+            pause_id: null,
+            developer_id: disabled.developerId,
+            channel: 'email',
+            recipient: disabled.email,
+            target_sealed: null,
+            subject: email.subject,
+            text_body: email.text,
+            html_body: email.html,
+            reviewer_id: null,
+            kind: 'webhook_disabled',
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: input.now,
+            last_status_code: null,
+            last_error: null,
+            created_at: input.now,
+            updated_at: input.now,
+            completed_at: null,
+          },
+        ],
+        trx,
+      );
+    }
+    return disabled;
+  });
+  if (disabled) {
+    logger.warn({ webhook_id: input.webhookId, mode: disabled.mode, reason: input.reason }, 'webhook disabled');
+  }
+}
+
 export function deliverWebhooksTick(
-  services: Pick<ServiceContext, 'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'metrics'>,
+  services: Pick<
+    ServiceContext,
+    'store' | 'clock' | 'logger' | 'config' | 'keys' | 'outbound' | 'metrics' | 'mailer' | 'publicBaseUrl'
+  >,
 ) {
-  const { store, logger, keys, outbound } = services;
+  const { store, logger, keys, outbound, config } = services;
   const secretOf = secretUnsealer(keys.atRest);
   return outboxTick(services, {
     table: 'deliveries',
     batchSize: BATCH_SIZE,
     load: (claims) => loadDeliveries(store, claims),
-    async attempt(delivery) {
-      const result = await outbound.post(delivery.url, delivery.payload, {
-        'content-type': 'application/json',
-        'x-service-signature': signatureHeader(secretOf(delivery.secret_sealed), delivery.payload),
-        'x-service-event': delivery.type,
-        'x-service-delivery': delivery.id,
-      });
+    async attempt(delivery, at) {
+      // Disabled after this claim was loaded's query ran: not sent.
+      if (delivery.disabled_at !== null) return { ok: false, statusCode: null, error: 'webhook disabled' };
+      const result = await outbound.post(delivery.url, delivery.payload, deliveryHeaders(delivery, at, secretOf));
       return httpAttempt(result);
+    },
+    record: (delivery, result, at, durationMs) => ({
+      delivery_id: delivery.id,
+      webhook_id: delivery.webhook_id,
+      at,
+      duration_ms: durationMs,
+      status_code: result.statusCode,
+      response_body: responseStart(result.responseBody),
+      error: result.ok ? null : result.error,
+    }),
+    async afterFailure(delivery, result, now) {
+      if (delivery.disabled_at !== null) return;
+      let reason: string | undefined;
+      if (result.statusCode === 410) reason = DISABLED_REASONS.gone;
+      else {
+        const since = await failingStreakStart(store, { webhookId: delivery.webhook_id, since: delivery.active_since });
+        if (since !== null && Date.parse(since) <= now.getTime() - config.webhookDisableAfterMs) {
+          reason = DISABLED_REASONS.failing(since);
+        }
+      }
+      if (reason === undefined) return;
+      await disableAndTell(services, { webhookId: delivery.webhook_id, reason, now: isoTime(now) });
     },
     failed(delivery, error) {
       logger.error(

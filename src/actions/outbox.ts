@@ -2,6 +2,7 @@ import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { type AttemptResult, nextAttempt } from '../domain/retry-schedule.js';
 import type { PostResult } from '../net/safe-client.js';
+import type { NewDeliveryAttempt } from '../store/delivery-attempts.js';
 import { type Claim, claimDue, nextDue, type OutboxTable, settle, settleSucceeded } from '../store/outbox.js';
 import type { TickContext } from './ticks.js';
 
@@ -15,17 +16,29 @@ const CLAIM_RETRY_MS = 1000;
 
 /** An HTTP attempt's result: only a 2xx counts as done (redirects are not followed). */
 export function httpAttempt(result: PostResult): AttemptResult {
-  if (result.ok && result.status >= 200 && result.status < 300) return { ok: true, statusCode: result.status };
-  return { ok: false, statusCode: result.status ?? null, error: result.ok ? `HTTP ${result.status}` : result.error };
+  if (result.ok && result.status >= 200 && result.status < 300) {
+    return { ok: true, statusCode: result.status, responseBody: result.body };
+  }
+  return {
+    ok: false,
+    statusCode: result.status ?? null,
+    error: result.ok ? `HTTP ${result.status}` : result.error,
+    responseBody: result.body,
+  };
 }
 
 export interface OutboxSpec<T extends Claim> {
   table: OutboxTable;
   batchSize: number;
   load(claims: Claim[]): Promise<T[]>;
-  attempt(item: T): Promise<AttemptResult>;
+  /** Makes one attempt; `at` is when it starts, by the service's clock. */
+  attempt(item: T, at: Date): Promise<AttemptResult>;
   /** Called once a row has failed for good. */
   failed(item: T, error: string): void;
+  /** The attempt to keep, written with the attempt's settle (deliveries keep every attempt). */
+  record?(item: T, result: AttemptResult, at: string, durationMs: number): NewDeliveryAttempt;
+  /** Called after a failed attempt (retried or failed for good) has been settled. */
+  afterFailure?(item: T, result: AttemptResult, now: Date): Promise<void>;
 }
 
 export function outboxTick<T extends Claim>(
@@ -39,6 +52,7 @@ export function outboxTick<T extends Claim>(
   let successes: Array<{
     claim: T;
     statusCode: number | null;
+    attempt: NewDeliveryAttempt | undefined;
     settled: (ok: boolean) => void;
     error: (e: unknown) => void;
   }> = [];
@@ -52,22 +66,26 @@ export function outboxTick<T extends Claim>(
       for (const success of batch) success.error(error);
     }
   }
-  const settleSuccess = (claim: T, statusCode: number | null) =>
+  const settleSuccess = (claim: T, statusCode: number | null, attempt: NewDeliveryAttempt | undefined) =>
     new Promise<boolean>((settled, error) => {
-      successes.push({ claim, statusCode, settled, error });
+      successes.push({ claim, statusCode, attempt, settled, error });
       if (successes.length === 1) setImmediate(settleSuccesses);
     });
 
   async function run(item: T): Promise<void> {
-    const result = await spec.attempt(item);
+    const at = clock.now();
+    const started = performance.now();
+    const result = await spec.attempt(item, at);
+    const attempt = spec.record?.(item, result, isoTime(at), Math.round(performance.now() - started));
     const now = clock.now();
     const outcome = nextAttempt(result, item.attempts, config.retryScheduleMs, now);
     const settled =
       outcome.kind === 'succeeded'
-        ? await settleSuccess(item, outcome.statusCode)
-        : await settle(store, spec.table, item, outcome, isoTime(now));
+        ? await settleSuccess(item, outcome.statusCode, attempt)
+        : await settle(store, spec.table, item, outcome, isoTime(now), attempt);
     if (settled) metrics.outboxAttempts.inc({ queue: spec.table, outcome: outcome.kind });
     if (settled && outcome.kind === 'failed') spec.failed(item, outcome.error);
+    if (settled && !result.ok) await spec.afterFailure?.(item, result, now);
   }
 
   async function claim(limit: number): Promise<T[]> {

@@ -11,9 +11,11 @@ import {
   MAX_WEBHOOK_URL_INPUT_LENGTH,
   MAX_WEBHOOKS,
   MIN_WEBHOOK_SECRET_LENGTH,
+  newWebhookSecret,
+  ROTATION_OVERLAP_MS,
   type Webhook,
 } from '../domain/webhooks.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, invalidField, notFound } from '../errors.js';
 import { checkWebhookUrl } from '../net/address-policy.js';
 import {
   type DeliveryOfPause,
@@ -21,18 +23,23 @@ import {
   getDelivery,
   listDeliveries,
   listPauseDeliveries,
+  recoverDeliveries,
 } from '../store/deliveries.js';
+import { type DeliveryAttempt, listAttempts } from '../store/delivery-attempts.js';
 import { isUniqueViolation } from '../store/errors.js';
 import type { Owner } from '../store/pauses.js';
 import type { DeliveryStatus } from '../store/schema.js';
 import {
   deleteWebhook,
+  enableWebhook,
   getOwnedWebhook,
   insertWebhookUnderCap,
   isOwnedWebhook,
   listWebhooks,
+  rotateWebhookSecret,
 } from '../store/webhooks.js';
 import { requeueAndWake } from './requeue.js';
+import { Timestamp } from './schema-types.js';
 
 // A developer's webhooks and their deliveries, for the API (/v1/webhooks…)
 // and the console alike: registering one (its rules and cap), listing,
@@ -111,6 +118,8 @@ export async function registerWebhook(
     url: checked.url.toString(),
     events,
     createdAt: isoTime(clock.now()),
+    status: 'active',
+    disabledReason: null,
   };
   const stored = { ...webhook, developerId: owner.developerId, secretSealed: seal(keys.atRest, secret) };
   let added: boolean;
@@ -176,7 +185,7 @@ export async function listWebhookDeliveries(
 /**
  * Queues a failed delivery again (same body, same signature, attempts from
  * zero) and wakes the workers; 404 if the webhook or delivery is not the
- * owner's, 409 when the delivery has not failed. The answer is the delivery as
+ * owner's, 409 when the delivery has not failed or the webhook is disabled. The answer is the delivery as
  * re-queued (`pending`), not read again: a worker woken by the commit may
  * already have sent it, which the deliveries list shows.
  */
@@ -186,9 +195,12 @@ export async function redeliver(
   webhookId: string,
   deliveryId: string,
 ): Promise<DeliveryOfWebhook> {
-  await requireWebhook(services, owner, webhookId);
+  const webhook = await readOwnedWebhook(services, owner, webhookId);
   const existing = await getDelivery(services.store, { webhookId, deliveryId });
   if (!existing) throw notFound('Delivery');
+  if (webhook.status === 'disabled') {
+    throw new ApiError('webhook_disabled', 'This webhook is disabled: enable it, then retry the delivery.');
+  }
   const requeued = await requeueAndWake(services, 'deliveries', deliveryId);
   if (!requeued) {
     throw new ApiError('delivery_not_failed', `Only a failed delivery can be retried; this one is ${existing.status}.`);
@@ -203,3 +215,98 @@ export const listOwnedPauseDeliveries = (
   owner: Owner,
   pauseId: string,
 ): Promise<DeliveryOfPause[]> => listPauseDeliveries(services.store, owner, pauseId);
+
+/** A delivery with every attempt kept of it, oldest first. */
+export type DeliveryWithAttempts = DeliveryOfWebhook & { attemptLog: DeliveryAttempt[] };
+
+/** The owner's webhook's delivery with its attempts (404 if the webhook or the delivery is not theirs). */
+export async function readWebhookDelivery(
+  services: Pick<ServiceContext, 'store'>,
+  owner: Owner,
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryWithAttempts> {
+  await requireWebhook(services, owner, webhookId);
+  const delivery = await getDelivery(services.store, { webhookId, deliveryId });
+  if (!delivery) throw notFound('Delivery');
+  return { ...delivery, attemptLog: await listAttempts(services.store, deliveryId) };
+}
+
+/**
+ * Gives the owner's webhook a new random secret, answered once. The old one
+ * still signs deliveries, beside the new one, for ROTATION_OVERLAP_MS (24 h);
+ * rotating again drops it, so at most two secrets are ever valid.
+ */
+export async function rotateOwnedWebhookSecret(
+  services: Pick<ServiceContext, 'store' | 'clock' | 'keys'>,
+  owner: Owner,
+  webhookId: string,
+): Promise<{ webhook: OwnedWebhook; secret: string; previousSecretExpiresAt: string }> {
+  const { store, clock, keys } = services;
+  const secret = newWebhookSecret();
+  const previousSecretExpiresAt = isoTime(new Date(clock.now().getTime() + ROTATION_OVERLAP_MS));
+  const rotated = await rotateWebhookSecret(store, owner, {
+    webhookId,
+    secretSealed: seal(keys.atRest, secret),
+    previousExpiresAt: previousSecretExpiresAt,
+  });
+  if (!rotated) throw notFound('Webhook');
+  return { webhook: await readOwnedWebhook(services, owner, webhookId), secret, previousSecretExpiresAt };
+}
+
+/** Turns the owner's webhook back on (a no-op for an active one); 404 if it is not theirs. */
+export async function enableOwnedWebhook(
+  services: Pick<ServiceContext, 'store' | 'clock'>,
+  owner: Owner,
+  webhookId: string,
+): Promise<OwnedWebhook> {
+  if (!(await enableWebhook(services.store, owner, webhookId, isoTime(services.clock.now())))) {
+    throw notFound('Webhook');
+  }
+  return readOwnedWebhook(services, owner, webhookId);
+}
+
+export const RecoverInput = Type.Object(
+  {
+    since: { ...Timestamp, description: 'ISO 8601: the start of the window (its events made at or after it).' },
+    until: Type.Optional({
+      ...Timestamp,
+      description: 'ISO 8601: the end of the window (before it); now when left out.',
+    }),
+  },
+  { additionalProperties: false, examples: [{ since: '2026-11-20T00:00:00Z' }] },
+);
+export type Recovery = Static<typeof RecoverInput>;
+
+/**
+ * Recovers a window of the owner's webhook's deliveries: re-queues those that
+ * failed and delivers the events it missed while disabled, once each however
+ * often it is called. 404 if the webhook is not the owner's; 409
+ * `webhook_disabled` while it is disabled (enable it first); a window whose
+ * `since` is after its `until` is refused naming `until`.
+ */
+export async function recoverOwnedWebhook(
+  services: Pick<ServiceContext, 'store' | 'clock'>,
+  owner: Owner,
+  webhookId: string,
+  recovery: Recovery,
+): Promise<{ requeued: number; added: number }> {
+  const { store, clock } = services;
+  const now = clock.now();
+  const since = Date.parse(recovery.since);
+  if (Number.isNaN(since)) throw invalidField('since', 'must be an ISO 8601 time');
+  const until = recovery.until === undefined ? now.getTime() : Date.parse(recovery.until);
+  if (Number.isNaN(until)) throw invalidField('until', 'must be an ISO 8601 time');
+  if (since > until) throw invalidField('until', 'must not be before since');
+  const webhook = await readOwnedWebhook(services, owner, webhookId);
+  if (webhook.status === 'disabled') {
+    throw new ApiError('webhook_disabled', 'This webhook is disabled: enable it, then recover what it missed.');
+  }
+  return recoverDeliveries(store, {
+    webhookId,
+    since: isoTime(new Date(since)),
+    // Events of this very moment included.
+    until: isoTime(new Date(until + (recovery.until === undefined ? 1 : 0))),
+    now: isoTime(now),
+  });
+}

@@ -3,10 +3,18 @@
 // Receives this key's events from the service (GET /v1/events, long-polled)
 // and re-sends each to a local URL exactly as a webhook delivery would come:
 // the same JSON body, byte for byte, signed with a secret in
-// X-Service-Signature, with X-Service-Event and X-Service-Delivery (a new
-// dlv_ id per forward, as each of the service's deliveries has its own). So a
+// X-Service-Signature and in Standard Webhooks' webhook-signature (with
+// webhook-id and webhook-timestamp), with X-Service-Event and
+// X-Service-Delivery (a new dlv_ id per forward, as each of the service's
+// deliveries has its own). So a
 // webhook receiver can be developed without a public https:// URL.
-import { PausepointError, signWebhookPayload, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@pausepoint/sdk';
+import {
+  PausepointError,
+  signWebhookPayload,
+  standardSignature,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from '@pausepoint/sdk';
 import { newId } from '../domain/ids.js';
 import { newWebhookSecret } from '../domain/webhooks.js';
 import {
@@ -27,7 +35,8 @@ import { parseDuration } from './duration.js';
 export const LISTEN_HELP = `Usage: pausepoint listen --forward-to URL [flags]
 
 Receives this key's events as they happen and POSTs each to URL, signed as a
-webhook delivery is (X-Service-Signature, X-Service-Event, X-Service-Delivery),
+webhook delivery is (X-Service-Signature, X-Service-Event, X-Service-Delivery,
+and Standard Webhooks' webhook-id, webhook-timestamp and webhook-signature),
 so you can develop a webhook receiver on your machine. Runs until Ctrl-C.
 
 Flags:
@@ -168,6 +177,7 @@ async function forward(
   // The exact bytes the service would have delivered (JSON.stringify of the stored envelope).
   const body = JSON.stringify(event.payload);
   const deliveryId = newId('dlv');
+  const timestamp = Math.floor(Date.now() / 1000);
   try {
     const response = await fetch(target, {
       method: 'POST',
@@ -177,6 +187,9 @@ async function forward(
         'x-service-signature': await signWebhookPayload(body, secret),
         'x-service-event': event.type,
         'x-service-delivery': deliveryId,
+        'webhook-id': deliveryId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': await standardSignature(body, deliveryId, timestamp, secret),
       },
       body,
       redirect: 'manual',

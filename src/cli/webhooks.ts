@@ -1,4 +1,4 @@
-// pausepoint webhooks list|add|rm|deliveries
+// pausepoint webhooks list|add|rm|deliveries|rotate-secret|enable|recover
 import { OUTCOME_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@pausepoint/sdk';
 import { newWebhookSecret } from '../domain/webhooks.js';
 import {
@@ -20,6 +20,9 @@ export const WEBHOOKS_HELP = `Usage:
   pausepoint webhooks add URL [--event TYPE]... [--secret SECRET]
   pausepoint webhooks rm WEBHOOK_ID
   pausepoint webhooks deliveries WEBHOOK_ID [--limit N]
+  pausepoint webhooks rotate-secret WEBHOOK_ID
+  pausepoint webhooks enable WEBHOOK_ID
+  pausepoint webhooks recover WEBHOOK_ID --since TIME [--until TIME]
 
   add          register an https:// URL for events (default: the outcomes,
                ${OUTCOME_EVENT_TYPES.join(', ')}; add --event pause.voted
@@ -27,6 +30,13 @@ export const WEBHOOKS_HELP = `Usage:
                is made and printed once: keep it to verify signatures
   rm           delete a webhook (alias: delete)
   deliveries   a webhook's latest deliveries and their attempts
+  rotate-secret  a new random secret, printed once; for 24 hours deliveries
+               are signed with the old one too
+  enable       turn a disabled webhook (410 Gone, or failing for
+               WEBHOOK_DISABLE_AFTER) back on
+  recover      re-queue the failed deliveries of events from --since (ISO
+               8601) to --until (default now) and deliver the events missed
+               while disabled, once each
 
 Exit status: 0 done, 1 the service refused or could not be reached, 2 bad usage.
 
@@ -36,6 +46,8 @@ const OPTIONS = {
   event: { type: 'string', multiple: true },
   secret: { type: 'string' },
   limit: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
 } as const;
 
 export async function webhooksCommand(args: string[]): Promise<number> {
@@ -62,8 +74,14 @@ export async function webhooksCommand(args: string[]): Promise<number> {
         else {
           out(
             table(
-              ['ID', 'MODE', 'EVENTS', 'URL'],
-              webhooks.map((webhook) => [webhook.id, webhook.mode, webhook.events.join(','), webhook.url]),
+              ['ID', 'MODE', 'STATUS', 'EVENTS', 'URL'],
+              webhooks.map((webhook) => [
+                webhook.id,
+                webhook.mode,
+                webhook.status,
+                webhook.events.join(','),
+                webhook.url,
+              ]),
             ),
           );
         }
@@ -86,7 +104,7 @@ export async function webhooksCommand(args: string[]): Promise<number> {
           out(`Added ${webhook.id}: ${webhook.url} (${webhook.events.join(', ')}, ${webhook.mode} mode)`);
           if (generated) {
             out(`Secret: ${secret}`);
-            err('This secret is shown once; keep it to verify X-Service-Signature.');
+            err('This secret is shown once; keep it to verify the signatures.');
           }
         }
         return 0;
@@ -125,8 +143,39 @@ export async function webhooksCommand(args: string[]): Promise<number> {
         }
         return 0;
       }
+      case 'rotate-secret': {
+        if (target === undefined) throw new UsageError('webhooks rotate-secret needs a webhook id');
+        const rotated = await client.webhooks.rotateSecret(target);
+        if (json) printJson(rotated);
+        else {
+          out(`Rotated ${rotated.id}`);
+          out(`Secret: ${rotated.secret}`);
+          err(`This secret is shown once; the old one also signs until ${rotated.previous_secret_expires_at}.`);
+        }
+        return 0;
+      }
+      case 'enable': {
+        if (target === undefined) throw new UsageError('webhooks enable needs a webhook id');
+        const webhook = await client.webhooks.enable(target);
+        if (json) printJson(webhook);
+        else out(`Enabled ${webhook.id}`);
+        return 0;
+      }
+      case 'recover': {
+        if (target === undefined) throw new UsageError('webhooks recover needs a webhook id');
+        if (values.since === undefined) throw new UsageError('webhooks recover needs --since TIME (ISO 8601)');
+        const recovery = await client.webhooks.recover(target, {
+          since: values.since,
+          ...(values.until === undefined ? {} : { until: values.until }),
+        });
+        if (json) printJson(recovery);
+        else out(`Recovered ${recovery.webhook_id}: ${recovery.requeued} re-queued, ${recovery.added} missed added`);
+        return 0;
+      }
       default:
-        throw new UsageError(`unknown action "webhooks ${action}"; use list, add, rm or deliveries`);
+        throw new UsageError(
+          `unknown action "webhooks ${action}"; use list, add, rm, deliveries, rotate-secret, enable or recover`,
+        );
     }
   } catch (error) {
     reportError(error, json, WEBHOOKS_HELP);

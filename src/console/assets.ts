@@ -109,6 +109,8 @@ fieldset { border: 0; padding: 0; } legend { font-weight: 600; padding: 0; margi
 .check input { min-height: 0; width: 1.25rem; height: 1.25rem; }
 .secret { border-color: var(--ok); }
 td form { margin: 0; }
+form.inline { display: inline-block; margin: 0 .5rem .5rem 0; }
+pre.answer { margin: 0; max-height: 12rem; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: .85rem; }
 .toolbar form { flex-wrap: wrap; }
 @media (max-width: 40rem) {
   table.pauses thead { position: absolute; left: -999px; }

@@ -1,15 +1,23 @@
-import type { FastifyInstance } from 'fastify';
-import { listWebhookDeliveries, type OwnedWebhook, redeliver } from '../actions/webhooks.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  type DeliveryWithAttempts,
+  enableOwnedWebhook,
+  listWebhookDeliveries,
+  type OwnedWebhook,
+  readWebhookDelivery,
+  redeliver,
+  rotateOwnedWebhookSecret,
+} from '../actions/webhooks.js';
 import type { Mode } from '../domain/keys.js';
 import { ApiError } from '../errors.js';
 import type { DeliveryOfWebhook } from '../store/deliveries.js';
 import type { DeliveryStatus } from '../store/schema.js';
 import { field } from './forms.js';
-import { documentOf, Layout, Notice, Time } from './layout.js';
+import { Copyable, documentOf, Layout, Notice, Time } from './layout.js';
 import { ActionsHeader, Pager, StatusFilter } from './lists.js';
 import { modeOf, pauseHref } from './pauses.js';
 import { type SignedIn, signedInOf } from './session.js';
-import { findOwnedWebhook, webhookHref, webhookNotFoundPage, webhooksHref } from './webhooks.js';
+import { findOwnedWebhook, WebhookStatusBadge, webhookHref, webhookNotFoundPage, webhooksHref } from './webhooks.js';
 
 // A webhook's delivery log, newest first, through the same action as
 // GET /v1/webhooks/{id}/deliveries (with a status filter and the API's
@@ -76,11 +84,42 @@ interface LogProps {
   hasMore: boolean;
   /** The delivery just queued again. */
   redelivered?: string | undefined;
+  /** A secret just made by a rotation, shown this once. */
+  rotated?: { secret: string; previousSecretExpiresAt: string } | undefined;
   notice?: string | undefined;
   error?: string | undefined;
 }
 
-function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, redelivered, notice, error }: LogProps) {
+/** A small form that POSTs one of the webhook's actions (rotate-secret, enable). */
+const WebhookAction = ({
+  signedIn,
+  webhook,
+  action,
+  label,
+}: {
+  signedIn: SignedIn;
+  webhook: OwnedWebhook;
+  action: string;
+  label: string;
+}) => (
+  <form method="post" action={`/console/webhooks/${webhook.id}/${action}`} class="inline">
+    <input type="hidden" name="csrf" value={signedIn.csrf} />
+    <input type="hidden" name="mode" value={webhook.mode} />
+    <button type="submit">{label}</button>
+  </form>
+);
+
+function DeliveryLogPage({
+  signedIn,
+  webhook,
+  query,
+  deliveries,
+  hasMore,
+  redelivered,
+  rotated,
+  notice,
+  error,
+}: LogProps) {
   const last = deliveries[deliveries.length - 1];
   const modeName = webhook.mode === 'live' ? 'Live' : 'Test';
   return (
@@ -90,10 +129,26 @@ function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, redeli
       </p>
       {notice && <Notice kind="ok">{notice}</Notice>}
       {error && <Notice kind="error">{error}</Notice>}
+      {rotated && (
+        <section class="card secret" aria-labelledby="secret">
+          <h2 id="secret">The new signing secret</h2>
+          <p>
+            Deliveries are signed with this secret from now on. Until <Time at={rotated.previousSecretExpiresAt} /> the
+            old one signs them too (webhook-signature carries both), so update your receiver before then. Copy it now:
+            it is shown only this once.
+          </p>
+          <Copyable value={rotated.secret} label="the new signing secret" />
+        </section>
+      )}
       <div class="card">
         <p class="eyebrow">{`${modeName} webhook`}</p>
         <h1 class="url">{webhook.url}</h1>
         <dl class="facts">
+          <dt>Status</dt>
+          <dd>
+            <WebhookStatusBadge webhook={webhook} />
+            {webhook.disabledReason && ` ${webhook.disabledReason} No deliveries are made; events are still recorded.`}
+          </dd>
           <dt>Events</dt>
           <dd>{webhook.events.join(', ')}</dd>
           <dt>Added</dt>
@@ -106,6 +161,10 @@ function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, redeli
           </dd>
         </dl>
         <p>
+          {webhook.status === 'disabled' && (
+            <WebhookAction signedIn={signedIn} webhook={webhook} action="enable" label="Enable" />
+          )}{' '}
+          <WebhookAction signedIn={signedIn} webhook={webhook} action="rotate-secret" label="Rotate secret" />{' '}
           <a
             class="button danger"
             href={`/console/webhooks/${webhook.id}/remove${webhook.mode === 'test' ? '?mode=test' : ''}`}
@@ -158,6 +217,9 @@ function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, redeli
                     <div class="muted">
                       <Time at={delivery.created_at} />
                     </div>
+                    <a class="muted" href={deliveryHref(webhook, delivery.id)}>
+                      Attempts<span class="visually-hidden">{` of ${delivery.type} ${delivery.id}`}</span>
+                    </a>
                   </td>
                   <DeliveryCells delivery={delivery} requeued={delivery.id === redelivered} />
                   <td data-label="Next attempt">
@@ -197,6 +259,84 @@ function DeliveryLogPage({ signedIn, webhook, query, deliveries, hasMore, redeli
   );
 }
 
+const deliveryHref = (webhook: OwnedWebhook, deliveryId: string) =>
+  `/console/webhooks/${webhook.id}/deliveries/${deliveryId}${webhook.mode === 'test' ? '?mode=test' : ''}`;
+
+/** One delivery and every attempt kept of it, as GET /v1/webhooks/{id}/deliveries/{delivery_id} answers. */
+function DeliveryPage({
+  signedIn,
+  webhook,
+  delivery,
+}: {
+  signedIn: SignedIn;
+  webhook: OwnedWebhook;
+  delivery: DeliveryWithAttempts;
+}) {
+  return (
+    <Layout title="Webhook delivery" signedIn={signedIn} section="webhooks">
+      <p>
+        <a href={`${webhookHref(webhook)}#${delivery.id}`}>← Deliveries to {webhook.url}</a>
+      </p>
+      <div class="card">
+        <p class="eyebrow">Delivery</p>
+        <h1>
+          <code>{delivery.id}</code>
+        </h1>
+        <dl class="facts">
+          <dt>Event</dt>
+          <dd>
+            <a href={pauseHref({ id: delivery.pause_id, mode: webhook.mode })}>{delivery.type}</a>
+          </dd>
+          <dt>Status</dt>
+          <dd>
+            <DeliveryStatusBadge status={delivery.status} />
+          </dd>
+          <dt>Made</dt>
+          <dd>
+            <Time at={delivery.created_at} />
+          </dd>
+        </dl>
+      </div>
+      <h2 id="attempts">Attempts</h2>
+      {delivery.attemptLog.length === 0 ? (
+        <div class="card empty">
+          <p>No attempts kept: not sent yet, or its attempts are older than their retention.</p>
+        </div>
+      ) : (
+        <div class="card">
+          <table class="stack">
+            <caption class="muted">Every attempt kept, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Took</th>
+                <th scope="col">Status</th>
+                <th scope="col">Error</th>
+                <th scope="col">Answer (first 1 KiB)</th>
+              </tr>
+            </thead>
+            <tbody>
+              {delivery.attemptLog.map((attempt) => (
+                <tr>
+                  <td data-label="When">
+                    <Time at={attempt.at} />
+                  </td>
+                  <td data-label="Took">{`${attempt.duration_ms} ms`}</td>
+                  <td data-label="Status">{attempt.status_code === null ? '—' : String(attempt.status_code)}</td>
+                  <td data-label="Error">{attempt.error ?? '—'}</td>
+                  <td data-label="Answer">
+                    {attempt.response_body ? <pre class="answer">{attempt.response_body}</pre> : '—'}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Layout>
+  );
+}
+
 const html = 'text/html; charset=utf-8';
 
 export function webhookPage(app: FastifyInstance): void {
@@ -204,7 +344,12 @@ export function webhookPage(app: FastifyInstance): void {
     signedIn: SignedIn,
     webhook: OwnedWebhook,
     query: LogQuery,
-    messages: { notice?: string | undefined; error?: string | undefined; redelivered?: string | undefined } = {},
+    messages: {
+      notice?: string | undefined;
+      error?: string | undefined;
+      redelivered?: string | undefined;
+      rotated?: LogProps['rotated'];
+    } = {},
   ): Promise<string> {
     const owner = { developerId: signedIn.developer.id, mode: webhook.mode };
     const { rows, hasMore } = await listWebhookDeliveries(app.services, owner, webhook.id, {
@@ -244,12 +389,10 @@ export function webhookPage(app: FastifyInstance): void {
     '/webhooks/:id/deliveries/:delivery/redeliver',
     { config: { console: 'signed-in' } },
     async (request, reply) => {
-      const signedIn = signedInOf(request)!;
-      const { id, delivery } = request.params as { id: string; delivery: string };
-      const mode: Mode = modeOf(field(request.body, 'mode'));
-      const webhook = await findOwnedWebhook(app.services, signedIn.developer.id, id, mode);
-      if (!webhook) return reply.code(404).type(html).send(webhookNotFoundPage(signedIn));
-      const owner = { developerId: signedIn.developer.id, mode: webhook.mode };
+      const posted = await postedWebhook(request, reply);
+      if (!posted) return reply;
+      const { signedIn, webhook, owner } = posted;
+      const { delivery } = request.params as { delivery: string };
       try {
         await redeliver(app.services, owner, webhook.id, delivery);
       } catch (error) {
@@ -262,4 +405,56 @@ export function webhookPage(app: FastifyInstance): void {
       return reply.redirect(`${webhookHref(webhook, `redelivered=${delivery}`)}#${delivery}`, 303);
     },
   );
+
+  app.get('/webhooks/:id/deliveries/:delivery', { config: { console: 'signed-in' } }, async (request, reply) => {
+    const signedIn = signedInOf(request)!;
+    const { id, delivery } = request.params as { id: string; delivery: string };
+    const webhook = await findOwnedWebhook(
+      app.services,
+      signedIn.developer.id,
+      id,
+      modeOf((request.query as Record<string, unknown>).mode),
+    );
+    if (!webhook || !DELIVERY_ID.test(delivery)) return reply.code(404).type(html).send(webhookNotFoundPage(signedIn));
+    const owner = { developerId: signedIn.developer.id, mode: webhook.mode };
+    try {
+      const found = await readWebhookDelivery(app.services, owner, webhook.id, delivery);
+      return reply.type(html).send(documentOf(<DeliveryPage signedIn={signedIn} webhook={webhook} delivery={found} />));
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) {
+        return reply.code(404).type(html).send(webhookNotFoundPage(signedIn));
+      }
+      throw error;
+    }
+  });
+
+  /** The signed-in developer's webhook a form posts to, by its id and the form's mode; undefined (404 sent) if not theirs. */
+  async function postedWebhook(request: FastifyRequest, reply: FastifyReply) {
+    const signedIn = signedInOf(request)!;
+    const { id } = request.params as { id: string };
+    const mode: Mode = modeOf(field(request.body, 'mode'));
+    const webhook = await findOwnedWebhook(app.services, signedIn.developer.id, id, mode);
+    if (!webhook) {
+      await reply.code(404).type(html).send(webhookNotFoundPage(signedIn));
+      return undefined;
+    }
+    return { signedIn, webhook, owner: { developerId: signedIn.developer.id, mode: webhook.mode } };
+  }
+
+  app.post('/webhooks/:id/rotate-secret', { config: { console: 'signed-in' } }, async (request, reply) => {
+    const posted = await postedWebhook(request, reply);
+    if (!posted) return reply;
+    const rotated = await rotateOwnedWebhookSecret(app.services, posted.owner, posted.webhook.id);
+    const shown = { secret: rotated.secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt };
+    // Shown in the answer to this POST only: never in a page that can be loaded again.
+    return reply.type(html).send(await render(posted.signedIn, rotated.webhook, {}, { rotated: shown }));
+  });
+
+  app.post('/webhooks/:id/enable', { config: { console: 'signed-in' } }, async (request, reply) => {
+    const posted = await postedWebhook(request, reply);
+    if (!posted) return reply;
+    const enabled = await enableOwnedWebhook(app.services, posted.owner, posted.webhook.id);
+    const notice = 'The webhook is enabled: new events are delivered again.';
+    return reply.type(html).send(await render(posted.signedIn, enabled, {}, { notice }));
+  });
 }

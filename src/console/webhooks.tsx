@@ -81,7 +81,8 @@ function WebhooksPage({ signedIn, mode, formId, webhooks, form, created, notice 
           <h2 id="secret">Webhook added: its signing secret</h2>
           <p>
             Every delivery to <strong class="url">{created.webhook.url}</strong> is signed with this secret
-            (X-Service-Signature). Copy it now: it is shown only this once.
+            (webhook-signature, which Standard Webhooks libraries verify, and X-Service-Signature). Copy it now: it is
+            shown only this once.
           </p>
           <Copyable value={created.secret} label="the signing secret" />
         </section>
@@ -97,6 +98,7 @@ function WebhooksPage({ signedIn, mode, formId, webhooks, form, created, notice 
             <thead>
               <tr>
                 <th scope="col">URL</th>
+                <th scope="col">Status</th>
                 <th scope="col">Events</th>
                 <th scope="col">Added</th>
                 <ActionsHeader />
@@ -109,6 +111,9 @@ function WebhooksPage({ signedIn, mode, formId, webhooks, form, created, notice 
                     <a class="parts" href={webhookHref(webhook)}>
                       <Breakable parts={urlParts(webhook.url)} />
                     </a>
+                  </td>
+                  <td data-label="Status">
+                    <WebhookStatusBadge webhook={webhook} />
                   </td>
                   <td data-label="Events">{webhook.events.join(', ')}</td>
                   <td data-label="Added">
@@ -287,3 +292,11 @@ export function webhooksPage(app: FastifyInstance): void {
     return reply.redirect(webhooksHref(mode, 'removed=1'), 303);
   });
 }
+
+/** A webhook's status: Active or Disabled (its page says why). */
+export const WebhookStatusBadge = ({ webhook }: { webhook: Pick<OwnedWebhook, 'status' | 'disabledReason'> }) =>
+  webhook.status === 'active' ? (
+    <span class="status succeeded">Active</span>
+  ) : (
+    <span class="status failed">Disabled</span>
+  );

@@ -22,8 +22,11 @@ export function randomBytesPooled(size: number): Buffer {
 }
 
 /** HMAC-SHA256 as text, encoded by the digest itself (no Buffer in between: every response URL makes one). */
-export const hmacSha256 = (key: Buffer | string, data: string | Buffer, encoding: 'base64url' | 'hex'): string =>
-  createHmac('sha256', key).update(data).digest(encoding);
+export const hmacSha256 = (
+  key: Buffer | string,
+  data: string | Buffer,
+  encoding: 'base64' | 'base64url' | 'hex',
+): string => createHmac('sha256', key).update(data).digest(encoding);
 
 /** Constant-time equality of two strings, whatever their lengths. */
 export function safeEqual(a: string, b: string): boolean {

@@ -17,6 +17,7 @@ export type IdPrefix =
   | 'wh'
   | 'evt'
   | 'dlv'
+  | 'att'
   | 'ntf'
   | 'bill';
 

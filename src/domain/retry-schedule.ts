@@ -6,8 +6,8 @@ import { isoTime } from './clock.js';
 // schedule is used up the row fails for good. Only a success ends it early.
 
 export type AttemptResult =
-  | { ok: true; statusCode: number | null }
-  | { ok: false; statusCode: number | null; error: string };
+  | { ok: true; statusCode: number | null; responseBody?: string }
+  | { ok: false; statusCode: number | null; error: string; responseBody?: string };
 
 /** An attempt's outcome, as the row is settled: done, due again at a time, or failed for good. */
 export type AttemptOutcome =

@@ -158,6 +158,36 @@ export function renderInboxLinkEmail(input: { linkUrl: string; expiresAt: string
   return { subject, text, html };
 }
 
+/** The email to a live webhook's owner when it is disabled (410 Gone, or failing for WEBHOOK_DISABLE_AFTER). */
+export function renderWebhookDisabledEmail(input: { url: string; reason: string; consoleUrl: string }): RenderedEmail {
+  const subject = 'Your pausepoint webhook was disabled';
+  const text = [
+    `Your live webhook ${input.url} was disabled: ${input.reason}`,
+    '',
+    'No deliveries are made to it; its events are still recorded. Once the receiver works, enable it and recover what it missed:',
+    '',
+    input.consoleUrl,
+  ].join('\n');
+  const html = documentOf(
+    <EmailDocument subject={subject} signed={false}>
+      <h1 style={HEADING}>Your webhook was disabled</h1>
+      <p style="margin:0 0 16px">
+        Your live webhook <strong>{input.url}</strong> was disabled: {input.reason}
+      </p>
+      <p style="margin:0 0 16px">
+        No deliveries are made to it; its events are still recorded. Once the receiver works, enable it and recover what
+        it missed.
+      </p>
+      <p style="margin:0 0 16px">
+        <a href={input.consoleUrl} style={BUTTON}>
+          Open the webhook
+        </a>
+      </p>
+    </EmailDocument>,
+  );
+  return { subject, text, html };
+}
+
 /** Slack's mrkdwn needs &, < and > escaped; everything else is shown as typed. */
 const escapeSlack = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 

@@ -49,7 +49,9 @@ export interface SafeClientOptions {
   resolve?: Resolver;
 }
 
-export type PostResult = { ok: true; status: number; body: string } | { ok: false; status?: number; error: string };
+export type PostResult =
+  | { ok: true; status: number; body: string }
+  | { ok: false; status?: number; error: string; body?: string };
 
 export interface SafeClient {
   post(url: string, body: string | Buffer, headers: Record<string, string>): Promise<PostResult>;
@@ -126,7 +128,7 @@ export function createSafeClient(opts: SafeClientOptions): SafeClient {
       await new Promise((done) => setImmediate(done));
       return status >= 200 && status < 300
         ? { ok: true, status, body: text }
-        : { ok: false, status, error: `HTTP ${status}` };
+        : { ok: false, status, error: `HTTP ${status}`, body: text };
     } catch (error) {
       const message = deadline.signal.aborted ? `timed out after ${timeoutMs} ms` : describeError(error);
       return status === undefined ? { ok: false, error: message } : { ok: false, status, error: message };

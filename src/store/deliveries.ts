@@ -1,10 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
+import { laterTime } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
-import type { Claim } from './outbox.js';
+import { type Claim, requeuedFields } from './outbox.js';
 import type { Owner } from './pauses.js';
 import { prepared } from './prepared.js';
 import type { Database, DeliveriesTable, DeliveryStatus, EventsTable } from './schema.js';
 import type { Store } from './store.js';
+import { announceWorkQueued } from './wake-ups.js';
 
 // Webhook deliveries: written with their event (fan-out), claimed by workers,
 // settled after each attempt. The database is the queue.
@@ -16,10 +18,11 @@ const webhooksOfDeveloper = prepared((db, input: { developerId: string }) =>
   db
     .selectFrom('webhooks')
     .select(['id', 'developer_id', 'mode', 'events'])
-    .where('developer_id', '=', input.developerId),
+    .where('developer_id', '=', input.developerId)
+    .where('disabled_at', 'is', null),
 );
 
-/** Writes one pending delivery per subscribed webhook of each event's owner and mode. */
+/** Writes one pending delivery per subscribed, active webhook of each event's owner and mode. */
 export async function fanOut(store: Store, events: EventsTable[], trx: Transaction<Database>): Promise<number> {
   if (events.length === 0) return 0;
   const developers = [...new Set(events.map((event) => event.developer_id))];
@@ -30,26 +33,14 @@ export async function fanOut(store: Store, events: EventsTable[], trx: Transacti
           .selectFrom('webhooks')
           .select(['id', 'developer_id', 'mode', 'events'])
           .where('developer_id', 'in', developers)
+          .where('disabled_at', 'is', null)
           .execute();
   const rows: DeliveriesTable[] = [];
   for (const event of events) {
     for (const webhook of webhooks) {
       if (webhook.developer_id !== event.developer_id || webhook.mode !== event.mode) continue;
       if (!(JSON.parse(webhook.events) as string[]).includes(event.type)) continue;
-      rows.push({
-        id: newId('dlv'),
-        webhook_id: webhook.id,
-        event_id: event.id,
-        developer_id: event.developer_id,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: event.created_at,
-        last_status_code: null,
-        last_error: null,
-        created_at: event.created_at,
-        updated_at: event.created_at,
-        completed_at: null,
-      });
+      rows.push(newDelivery(webhook.id, event));
     }
   }
   // In slices, to stay under SQLite's limit on bound parameters per statement.
@@ -62,10 +53,35 @@ export async function fanOut(store: Store, events: EventsTable[], trx: Transacti
   return rows.length;
 }
 
+const newDelivery = (
+  webhookId: string,
+  event: Pick<EventsTable, 'id' | 'developer_id' | 'created_at'>,
+  due = event.created_at,
+): DeliveriesTable => ({
+  id: newId('dlv'),
+  webhook_id: webhookId,
+  event_id: event.id,
+  developer_id: event.developer_id,
+  status: 'pending',
+  attempts: 0,
+  next_attempt_at: due,
+  last_status_code: null,
+  last_error: null,
+  created_at: event.created_at,
+  updated_at: due,
+  completed_at: null,
+});
+
 export interface DeliveryToSend extends Claim {
   webhook_id: string;
   url: string;
   secret_sealed: string;
+  /** The secret before the last rotation, still signing until previous_secret_expires_at. */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: string | null;
+  disabled_at: string | null;
+  /** Since when a failing streak may count: the webhook's last enabling, else its creation. */
+  active_since: string;
   type: string;
   payload: string;
 }
@@ -86,6 +102,10 @@ export async function loadDeliveries(
       'deliveries.webhook_id',
       'webhooks.url',
       'webhooks.secret_sealed',
+      'webhooks.previous_secret_sealed',
+      'webhooks.previous_secret_expires_at',
+      'webhooks.disabled_at',
+      (eb) => eb.fn.coalesce('webhooks.enabled_at', 'webhooks.created_at').as('active_since'),
       'events.type',
       'events.payload',
     ])
@@ -162,3 +182,64 @@ export const listPauseDeliveries = (
   pauseId: string,
   trx: Kysely<Database> = store.db,
 ): Promise<DeliveryOfPause[]> => pauseDeliveriesQuery(trx, owner, pauseId).execute();
+
+/**
+ * Recovery of a window of a webhook's deliveries (`since` ≤ created_at <
+ * `until`): re-queues its failed deliveries, and writes a delivery for each
+ * of the owner's events of the webhook's types (made after the webhook) that
+ * has none, such as those made while it was disabled. In one transaction in
+ * which the webhook's recoveries are serialised (its row locked on
+ * PostgreSQL; SQLite writes one at a time), so each event gets one delivery
+ * however often it is called. Answers how many were re-queued and added.
+ */
+export function recoverDeliveries(
+  store: Store,
+  input: { webhookId: string; since: string; until: string; now: string },
+): Promise<{ requeued: number; added: number }> {
+  return store.transaction(async (trx) => {
+    let lookup = trx
+      .selectFrom('webhooks')
+      .select(['developer_id', 'mode', 'events', 'created_at'])
+      .where('id', '=', input.webhookId);
+    if (store.dialect === 'postgres') lookup = lookup.forNoKeyUpdate();
+    const webhook = await lookup.executeTakeFirst();
+    if (!webhook) return { requeued: 0, added: 0 };
+    const requeued = await trx
+      .updateTable('deliveries')
+      .set(requeuedFields(input.now))
+      .where('webhook_id', '=', input.webhookId)
+      .where('status', '=', 'failed')
+      .where('created_at', '>=', input.since)
+      .where('created_at', '<', input.until)
+      .executeTakeFirst();
+    const missed = await trx
+      .selectFrom('events')
+      .select(['events.id', 'events.developer_id', 'events.created_at'])
+      .where('events.developer_id', '=', webhook.developer_id)
+      .where('events.mode', '=', webhook.mode)
+      .where('events.created_at', '>=', laterTime(input.since, webhook.created_at))
+      .where('events.created_at', '<', input.until)
+      .where('events.type', 'in', JSON.parse(webhook.events) as EventsTable['type'][])
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('deliveries')
+              .select('deliveries.id')
+              .whereRef('deliveries.event_id', '=', 'events.id')
+              .where('deliveries.webhook_id', '=', input.webhookId),
+          ),
+        ),
+      )
+      .execute();
+    const rows = missed.map((event) => newDelivery(input.webhookId, event, input.now));
+    for (let i = 0; i < rows.length; i += INSERT_SLICE) {
+      await trx
+        .insertInto('deliveries')
+        .values(rows.slice(i, i + INSERT_SLICE))
+        .execute();
+    }
+    const result = { requeued: Number(requeued.numUpdatedRows), added: rows.length };
+    if (result.requeued + result.added > 0) await announceWorkQueued(store, trx);
+    return result;
+  });
+}

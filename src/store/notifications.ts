@@ -91,7 +91,11 @@ export async function notificationsOf(
     .where('pause_id', 'in', pauseIds)
     .orderBy('id')
     .execute();
-  for (const row of rows) byPause.set(row.pause_id, [...(byPause.get(row.pause_id) ?? []), row]);
+  for (const row of rows) {
+    // Found by pause_id: never null here.
+    const pauseId = row.pause_id as string;
+    byPause.set(pauseId, [...(byPause.get(pauseId) ?? []), row]);
+  }
   return byPause;
 }
 

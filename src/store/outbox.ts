@@ -1,5 +1,7 @@
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { type Compilable, type ExpressionBuilder, type Kysely, type OperationNodeSource, sql } from 'kysely';
+import { newId } from '../domain/ids.js';
 import type { AttemptOutcome } from '../domain/retry-schedule.js';
+import { insertAttempts, type NewDeliveryAttempt } from './delivery-attempts.js';
 import { PENDING } from './literals.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
@@ -218,32 +220,87 @@ const SETTLE_CHUNK = 100;
 export async function settleSucceeded(
   store: Store,
   table: OutboxTable,
-  rows: Array<{ claim: Claim; statusCode: number | null }>,
+  rows: Array<{ claim: Claim; statusCode: number | null; attempt?: NewDeliveryAttempt | undefined }>,
   now: string,
-  trx: Kysely<Database> = store.db,
+  trx?: Kysely<Database>,
 ): Promise<Set<string>> {
-  const settled = new Set<string>();
-  const groups = new Map<string, { statusCode: number | null; attempts: number; ids: string[] }>();
-  for (const { claim, statusCode } of rows) {
-    const key = `${statusCode}:${claim.attempts}`;
-    const group = groups.get(key);
-    if (group) group.ids.push(claim.id);
-    else groups.set(key, { statusCode, attempts: claim.attempts, ids: [claim.id] });
+  // The attempts kept are written with the settle. On PostgreSQL each UPDATE
+  // carries them (a data-modifying CTE: one statement, as without attempts);
+  // on SQLite they share the UPDATEs' transaction, whose commit the group
+  // shares with the other writes of the moment.
+  const oneStatement = store.dialect === 'postgres' && trx === undefined && rows.every((row) => row.attempt);
+  if (!oneStatement && trx === undefined && rows.some((row) => row.attempt)) {
+    return store.write(async (trx) => {
+      const settled = await settleSucceeded(store, table, rows, now, trx);
+      await insertAttempts(trx, attemptsOf(rows, settled));
+      return settled;
+    });
   }
-  for (const { statusCode, attempts, ids } of groups.values()) {
-    for (let start = 0; start < ids.length; start += SETTLE_CHUNK) {
-      const updated = await queue(trx)
+  const db = trx ?? store.db;
+  const settled = new Set<string>();
+  const groups = new Map<string, { statusCode: number | null; attempts: number; rows: typeof rows }>();
+  for (const row of rows) {
+    const key = `${row.statusCode}:${row.claim.attempts}`;
+    const group = groups.get(key);
+    if (group) group.rows.push(row);
+    else groups.set(key, { statusCode: row.statusCode, attempts: row.claim.attempts, rows: [row] });
+  }
+  for (const { statusCode, attempts, rows: grouped } of groups.values()) {
+    for (let start = 0; start < grouped.length; start += SETTLE_CHUNK) {
+      const chunk = grouped.slice(start, start + SETTLE_CHUNK);
+      const update = queue(db)
         .updateTable(table as 'deliveries')
         .set(outcomeColumns(table, { kind: 'succeeded', statusCode }, now))
         .where('status', '=', PENDING)
         .where('attempts', '=', attempts)
-        .where('id', 'in', ids.slice(start, start + SETTLE_CHUNK))
-        .returning('id')
-        .execute();
-      for (const row of updated) settled.add(row.id);
+        .where(
+          'id',
+          'in',
+          chunk.map((row) => row.claim.id),
+        )
+        .returning('id');
+      const ids = oneStatement
+        ? await settleWithAttempts(db, update, attemptsOf(chunk, undefined))
+        : (await update.execute()).map((row) => row.id);
+      for (const id of ids) settled.add(id);
     }
   }
   return settled;
+}
+
+/**
+ * PostgreSQL: runs a settling UPDATE and writes the attempts of the rows it
+ * settled, in one statement. Answers the ids settled.
+ */
+async function settleWithAttempts(
+  db: Kysely<Database>,
+  update: Compilable & OperationNodeSource,
+  attempts: NewDeliveryAttempt[],
+): Promise<string[]> {
+  const values = sql.join(
+    attempts.map(
+      (attempt) =>
+        sql`(${newId('att')}, ${attempt.delivery_id}, ${attempt.webhook_id}, ${attempt.at}, ${attempt.duration_ms}::integer, ${attempt.status_code}::integer, ${attempt.response_body}, ${attempt.error})`,
+    ),
+  );
+  const { rows } = await sql<{ delivery_id: string }>`
+    with settled as (${update})
+    insert into delivery_attempts (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
+    select v.* from (values ${values})
+      as v (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
+    join settled on settled.id = v.delivery_id
+    returning delivery_id`.execute(db);
+  return rows.map((row) => row.delivery_id);
+}
+
+/** The attempts kept of the rows that were settled. */
+function attemptsOf(
+  rows: Array<{ claim: Claim; attempt?: NewDeliveryAttempt | undefined }>,
+  settled: Set<string> | undefined,
+) {
+  const attempts: NewDeliveryAttempt[] = [];
+  for (const { claim, attempt } of rows) if (attempt && (!settled || settled.has(claim.id))) attempts.push(attempt);
+  return attempts;
 }
 
 /** The queue columns an attempt's outcome sets. */
@@ -268,15 +325,27 @@ export async function settle(
   claim: Claim,
   outcome: AttemptOutcome,
   now: string,
-  trx: Kysely<Database> = store.db,
+  attempt?: NewDeliveryAttempt,
+  trx?: Kysely<Database>,
 ): Promise<boolean> {
-  const result = await queue(trx)
+  // With the attempt kept, as settleSucceeded: one statement on PostgreSQL, one transaction on SQLite.
+  if (attempt && trx === undefined && store.dialect !== 'postgres') {
+    return store.write(async (trx) => {
+      const settled = await settle(store, table, claim, outcome, now, undefined, trx);
+      if (settled) await insertAttempts(trx, [attempt]);
+      return settled;
+    });
+  }
+  const update = queue(trx ?? store.db)
     .updateTable(table as 'deliveries')
     .set(outcomeColumns(table, outcome, now))
     .where('id', '=', claim.id)
     .where('attempts', '=', claim.attempts)
-    .where('status', '=', PENDING)
-    .executeTakeFirst();
+    .where('status', '=', PENDING);
+  if (attempt && trx === undefined) {
+    return (await settleWithAttempts(store.db, update.returning('id'), [attempt])).length === 1;
+  }
+  const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 

@@ -172,6 +172,27 @@ export interface WebhooksTable {
   /** The signing secret, sealed with the at-rest key. */
   secret_sealed: string;
   created_at: string;
+  /** The secret before the last rotation, sealed; still signs until previous_secret_expires_at (migration 0016). */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: string | null;
+  /** Set while the webhook is disabled (no deliveries), with why. */
+  disabled_at: string | null;
+  disabled_reason: string | null;
+  /** When it was last enabled again; a failing streak counts from then at the earliest. */
+  enabled_at: string | null;
+}
+
+/** One attempt at a delivery, kept for WEBHOOK_ATTEMPT_RETENTION (migration 0016). */
+export interface DeliveryAttemptsTable {
+  id: string;
+  delivery_id: string;
+  webhook_id: string;
+  at: string;
+  duration_ms: number;
+  status_code: number | null;
+  /** The first MAX_ATTEMPT_RESPONSE_BYTES of the response. */
+  response_body: string | null;
+  error: string | null;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -220,7 +241,8 @@ export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'suppressed';
 
 export interface NotificationsTable extends OutboxColumns<NotificationStatus> {
   id: string;
-  pause_id: string;
+  /** The pause it is about; null for an email about the account (a webhook disabled), migration 0016. */
+  pause_id: string | null;
   developer_id: string;
   channel: 'email' | 'slack';
   /** Shown to the developer: the address, or the Slack URL with its secret part masked. */
@@ -235,8 +257,8 @@ export interface NotificationsTable extends OutboxColumns<NotificationStatus> {
   kind: NotificationKind;
 }
 
-/** Why a notification was sent: the question itself, a reminder, or an escalation. */
-export type NotificationKind = 'question' | 'reminder' | 'escalation';
+/** Why a notification was sent: the question itself, a reminder, an escalation, or a webhook disabled. */
+export type NotificationKind = 'question' | 'reminder' | 'escalation' | 'webhook_disabled';
 
 export interface Database {
   developers: DevelopersTable;
@@ -252,6 +274,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
   billing_events: BillingEventsTable;
   plan_changes: PlanChangesTable;
   notifications: NotificationsTable;

@@ -1,14 +1,18 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Mode } from '../domain/keys.js';
 import type { Webhook } from '../domain/webhooks.js';
+import { PENDING } from './literals.js';
 import type { Owner } from './pauses.js';
 import type { Database, WebhooksTable } from './schema.js';
 import type { Store } from './store.js';
 
 // The webhooks a developer registers, and the cap on how many each mode holds.
 
-type WebhookRow = Pick<WebhooksTable, 'id' | 'mode' | 'url' | 'events' | 'created_at'>;
-const WEBHOOK_COLUMNS = ['id', 'mode', 'url', 'events', 'created_at'] as const;
+type WebhookRow = Pick<
+  WebhooksTable,
+  'id' | 'mode' | 'url' | 'events' | 'created_at' | 'disabled_at' | 'disabled_reason'
+>;
+const WEBHOOK_COLUMNS = ['id', 'mode', 'url', 'events', 'created_at', 'disabled_at', 'disabled_reason'] as const;
 
 const decodeWebhook = (row: WebhookRow): Webhook => ({
   id: row.id,
@@ -16,6 +20,8 @@ const decodeWebhook = (row: WebhookRow): Webhook => ({
   url: row.url,
   events: JSON.parse(row.events) as string[],
   createdAt: row.created_at,
+  status: row.disabled_at === null ? 'active' : 'disabled',
+  disabledReason: row.disabled_reason,
 });
 
 /** The owner's webhooks in its mode, newest first. */
@@ -130,4 +136,85 @@ async function countWebhooks(trx: Transaction<Database>, developerId: string, mo
     .where('mode', '=', mode)
     .executeTakeFirstOrThrow();
   return Number(count);
+}
+
+/**
+ * Replaces the owner's webhook's secret: the current one becomes the previous
+ * one, still signing until `previousExpiresAt`; a previous one from an earlier
+ * rotation is dropped, so at most two are ever valid. False when the owner has
+ * no webhook of that id in its mode.
+ */
+export async function rotateWebhookSecret(
+  store: Store,
+  owner: Owner,
+  input: { webhookId: string; secretSealed: string; previousExpiresAt: string },
+): Promise<boolean> {
+  const result = await store.db
+    .updateTable('webhooks')
+    .set((eb) => ({
+      previous_secret_sealed: eb.ref('secret_sealed'),
+      previous_secret_expires_at: input.previousExpiresAt,
+      secret_sealed: input.secretSealed,
+    }))
+    .where('id', '=', input.webhookId)
+    .where('developer_id', '=', owner.developerId)
+    .where('mode', '=', owner.mode)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Disables a webhook (if it is active) and fails its pending deliveries: a
+ * disabled webhook gets no deliveries. Answers its owner (with the email, to
+ * tell them) and URL when this call disabled it, undefined when it was
+ * already disabled or is gone. In the caller's transaction, which may also
+ * queue that email.
+ */
+export async function disableWebhook(
+  store: Store,
+  input: { webhookId: string; reason: string; now: string },
+  trx: Kysely<Database> = store.db,
+): Promise<{ developerId: string; email: string; mode: Mode; url: string } | undefined> {
+  const disabled = await trx
+    .updateTable('webhooks')
+    .set({ disabled_at: input.now, disabled_reason: input.reason })
+    .where('id', '=', input.webhookId)
+    .where('disabled_at', 'is', null)
+    .returning(['developer_id', 'mode', 'url'])
+    .executeTakeFirst();
+  if (!disabled) return undefined;
+  await trx
+    .updateTable('deliveries')
+    .set({
+      status: 'failed',
+      next_attempt_at: null,
+      completed_at: input.now,
+      updated_at: input.now,
+      last_error: 'webhook disabled',
+    })
+    .where('webhook_id', '=', input.webhookId)
+    .where('status', '=', PENDING)
+    .execute();
+  const owner = await trx
+    .selectFrom('developers')
+    .select('email')
+    .where('id', '=', disabled.developer_id)
+    .executeTakeFirstOrThrow();
+  return { developerId: disabled.developer_id, email: owner.email, mode: disabled.mode, url: disabled.url };
+}
+
+/** Enables the owner's webhook again; false when the owner has no webhook of that id in its mode. */
+export async function enableWebhook(store: Store, owner: Owner, webhookId: string, now: string): Promise<boolean> {
+  const result = await store.db
+    .updateTable('webhooks')
+    .set((eb) => ({
+      disabled_at: null,
+      disabled_reason: null,
+      enabled_at: eb.case().when('disabled_at', 'is not', null).then(now).else(eb.ref('enabled_at')).end(),
+    }))
+    .where('id', '=', webhookId)
+    .where('developer_id', '=', owner.developerId)
+    .where('mode', '=', owner.mode)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

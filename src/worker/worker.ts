@@ -2,6 +2,7 @@ import { deliverWebhooksTick } from '../actions/deliveries.js';
 import { expirePausesTick } from '../actions/expiry.js';
 import { followUpReviewersTick } from '../actions/follow-ups.js';
 import { indexTitlesTick } from '../actions/index-titles.js';
+import { pruneAttemptsTick } from '../actions/prune-attempts.js';
 import { sendNotificationsTick } from '../actions/send-notifications.js';
 import type { ServiceContext } from '../context.js';
 import { Loop } from './loop.js';
@@ -20,6 +21,7 @@ export class Worker {
     this.loops = [
       new Loop('expire-pauses', expirePausesTick(services), services.logger),
       new Loop('follow-up-reviewers', followUpReviewersTick(services), services.logger),
+      new Loop('prune-attempts', pruneAttemptsTick(services), services.logger),
       deliveries,
       notifications,
     ];

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Account, call, registerAccount } from '../helpers/http.js';
 import { createPause, eventually, tokenOf } from '../helpers/pauses.js';
@@ -80,7 +81,7 @@ describe('listen', () => {
     const [readyLine] = await cli.waitFor(/^\{"type":"ready".*\}$/m, 'stdout');
     const ready = JSON.parse(readyLine!);
     expect(ready).toMatchObject({ forward_to: `${receiverUrl}/hook`, secret_generated: true });
-    expect(ready.secret).toMatch(/^whsec_[0-9a-f]{48}$/);
+    expect(ready.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
 
     const pause = await createPause(service.url, dev.test, { allow_text: true, metadata: { pr: 12 } });
     await call(service.url, 'POST', `/v1/respond/${tokenOf(pause)}`, { body: { choice: 'approve', text: 'lgtm' } });
@@ -95,6 +96,11 @@ describe('listen', () => {
     expect(delivery!.headers['x-service-event']).toBe('pause.responded');
     // As the service's own deliveries: a dlv_ id, not the event's.
     expect(delivery!.headers['x-service-delivery']).toMatch(/^dlv_[0-9a-z]{26}$/);
+    // And Standard Webhooks' headers, which the standardwebhooks package verifies.
+    expect(delivery!.headers['webhook-id']).toBe(delivery!.headers['x-service-delivery']);
+    expect(
+      new StandardWebhook(ready.secret).verify(delivery!.body, delivery!.headers as Record<string, string>),
+    ).toMatchObject({ event: 'pause.responded' });
     expect(JSON.parse(delivery!.body)).toMatchObject({
       event: 'pause.responded',
       pause_id: pause.id,

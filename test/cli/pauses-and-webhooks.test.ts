@@ -96,7 +96,7 @@ describe('webhooks', () => {
     const [, id] = add.stdout.match(
       /^Added (wh_\w+): https:\/\/127\.0\.0\.1:9\/hook \(pause\.responded, test mode\)$/m,
     )!;
-    expect(add.stdout).toMatch(/^Secret: whsec_[0-9a-f]{48}$/m);
+    expect(add.stdout).toMatch(/^Secret: whsec_[A-Za-z0-9+/]{32}$/m);
     expect(add.stderr).toMatch(/shown once/);
 
     const addJson = await runCli(
@@ -117,13 +117,35 @@ describe('webhooks', () => {
       runCli(['webhooks', 'deliveries', id!, '--json'], env),
     ]);
     expect(list.stdout).toMatch(
-      new RegExp(`^${id}\\s+test\\s+pause\\.responded\\s+https://127\\.0\\.0\\.1:9/hook$`, 'm'),
+      new RegExp(`^${id}\\s+test\\s+active\\s+pause\\.responded\\s+https://127\\.0\\.0\\.1:9/hook$`, 'm'),
     );
     const webhookList = JSON.parse(listJson.stdout);
     expect(webhookList).toMatchObject({ object: 'list', has_more: false });
     expect(webhookList.data.map((webhook: { id: string }) => webhook.id).sort()).toEqual([id, other.id].sort());
     expect(deliveries.stdout).toBe('No deliveries.\n');
     expect(JSON.parse(deliveriesJson.stdout)).toEqual({ object: 'list', data: [], has_more: false });
+
+    const rotate = await runCli(['webhooks', 'rotate-secret', id!], env);
+    expect(rotate.code, rotate.stderr).toBe(0);
+    expect(rotate.stdout).toMatch(new RegExp(`^Rotated ${id}\nSecret: whsec_[A-Za-z0-9+/]{32}\n$`));
+    expect(rotate.stderr).toMatch(/shown once; the old one also signs until 20/);
+    const [enable, recover, recoverJson, noSince, badSince] = await Promise.all([
+      runCli(['webhooks', 'enable', id!], env),
+      runCli(['webhooks', 'recover', id!, '--since', '2026-01-01T00:00:00Z'], env),
+      runCli(
+        ['webhooks', 'recover', id!, '--since', '2026-01-01T00:00:00Z', '--until', '2026-01-02T00:00:00Z', '--json'],
+        env,
+      ),
+      runCli(['webhooks', 'recover', id!], env),
+      runCli(['webhooks', 'recover', id!, '--since', 'yesterday'], env),
+    ]);
+    expect(enable.stdout).toBe(`Enabled ${id}\n`);
+    expect(recover.stdout).toBe(`Recovered ${id}: 0 re-queued, 0 missed added\n`);
+    expect(JSON.parse(recoverJson.stdout)).toEqual({ object: 'recovery', webhook_id: id, requeued: 0, added: 0 });
+    expect(noSince.code).toBe(2);
+    expect(noSince.stderr).toMatch(/--since/);
+    expect(badSince.code).toBe(1);
+    expect(badSince.stderr).toMatch(/since/);
 
     const [rm, rmJson] = await Promise.all([
       runCli(['webhooks', 'rm', id!], env),

@@ -1,8 +1,10 @@
 import { createHmac } from 'node:crypto';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import {
   parseWebhookEvent,
   signWebhookPayload,
+  standardSignature,
   verifyWebhookSignature,
   WebhookVerificationError,
 } from '../../sdk/src/index.js';
@@ -74,6 +76,46 @@ describe('signatures', () => {
 
   it('insists on a secret', async () => {
     await expect(verifyWebhookSignature(BODY, nodeSign(BODY), '')).rejects.toThrow(/secret/);
+  });
+});
+
+describe('Standard Webhooks signatures', () => {
+  const WHSEC = `whsec_${Buffer.from('a key of twenty-four byte').toString('base64')}`;
+  const at = new Date('2026-11-27T12:00:00Z');
+  const headersFor = (signature: string, id = 'dlv_1', timestamp = at) => ({
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+    'webhook-signature': signature,
+  });
+
+  it('signs as the standardwebhooks package does, with a whsec_ key decoded and another secret as UTF-8', async () => {
+    expect(await standardSignature(BODY, 'dlv_1', at.getTime() / 1000, WHSEC)).toBe(
+      new StandardWebhook(WHSEC).sign('dlv_1', at, BODY),
+    );
+    // Not base64 after whsec_: the secret's own bytes, as the service keys it.
+    expect(await standardSignature(BODY, 'dlv_1', at.getTime() / 1000, SECRET.replace('whsec_', 'whsec_!'))).toBe(
+      new StandardWebhook(Buffer.from('whsec_!0123456789abcdef'), { format: 'raw' }).sign('dlv_1', at, BODY),
+    );
+  });
+
+  it('verifies any of the space-separated entries, within the tolerance, and refuses the rest', async () => {
+    const now = at.getTime();
+    const genuine = new StandardWebhook(WHSEC).sign('dlv_1', at, BODY);
+    const other = new StandardWebhook(`whsec_${Buffer.from('another key').toString('base64')}`).sign('dlv_1', at, BODY);
+    expect(await verifyWebhookSignature(BODY, headersFor(`${other} ${genuine}`), WHSEC, { now })).toBe(true);
+    expect(await verifyWebhookSignature(BODY, headersFor(other), WHSEC, { now })).toBe(false);
+    expect(await verifyWebhookSignature(`${BODY} `, headersFor(genuine), WHSEC, { now })).toBe(false);
+    expect(await verifyWebhookSignature(BODY, headersFor(genuine, 'dlv_2'), WHSEC, { now })).toBe(false);
+    expect(await verifyWebhookSignature(BODY, headersFor(genuine), WHSEC, { now: now + 301_000 })).toBe(false);
+    expect(
+      await verifyWebhookSignature(BODY, headersFor(genuine), WHSEC, { now: now + 301_000, toleranceSeconds: 400 }),
+    ).toBe(true);
+    expect(
+      await verifyWebhookSignature(BODY, { ...headersFor(genuine), 'webhook-timestamp': 'x' }, WHSEC, { now }),
+    ).toBe(false);
+    // Headers without webhook-signature: X-Service-Signature is checked.
+    expect(await verifyWebhookSignature(BODY, { 'X-Service-Signature': nodeSign(BODY, WHSEC) }, WHSEC)).toBe(true);
+    expect(await verifyWebhookSignature(BODY, {}, WHSEC)).toBe(false);
   });
 });
 

@@ -149,6 +149,50 @@ describe('webhooks', () => {
       await client.webhooks.delete(webhook.id);
     }
   });
+
+  it('verifies either scheme from the request headers, rotates the secret, reads attempts, enables and recovers', async () => {
+    const webhook = await client.webhooks.create({
+      url: `${receiver.url}/ops`,
+      events: ['pause.cancelled'],
+      secret: SECRET,
+    });
+    expect(webhook).toMatchObject({ status: 'active', disabled_reason: null });
+    const rotated = await client.webhooks.rotateSecret(webhook.id);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    const since = new Date(Date.now() - 1000).toISOString();
+    await client.pauses.cancel((await client.pauses.create({ title: 'Rotated?' })).id);
+    const [request] = await receiver.waitForRequests(1);
+    const { headers, body } = request!;
+    // The headers as Node gives them: Standard Webhooks, with both secrets during the overlap.
+    expect(await verifyWebhookSignature(body, headers, rotated.secret)).toBe(true);
+    expect(await verifyWebhookSignature(body, headers, SECRET)).toBe(true);
+    expect(await verifyWebhookSignature(body, headers, `${SECRET}x`)).toBe(false);
+    // As fetch gives them, and too old for the tolerance.
+    const fetchHeaders = new Headers(
+      Object.entries(headers).map(([name, value]) => [name, String(value)] as [string, string]),
+    );
+    expect(await verifyWebhookSignature(body, fetchHeaders, rotated.secret)).toBe(true);
+    expect(await verifyWebhookSignature(body, fetchHeaders, rotated.secret, { now: Date.now() + 600_000 })).toBe(false);
+    // SPEC's header alone: the new secret's.
+    expect(await verifyWebhookSignature(body, headers['x-service-signature'], rotated.secret)).toBe(true);
+    expect((await parseWebhookEvent(body, headers, SECRET)).event).toBe('pause.cancelled');
+
+    const delivery = await client.webhooks.getDelivery(webhook.id, String(headers['webhook-id']));
+    await eventually(async () => {
+      const read = await client.webhooks.getDelivery(webhook.id, String(headers['webhook-id']));
+      expect(read.attempts).toEqual([expect.objectContaining({ status_code: 204, error: null })]);
+    });
+    expect(delivery.id).toBe(headers['webhook-id']);
+    expect(await client.webhooks.enable(webhook.id)).toMatchObject({ id: webhook.id, status: 'active' });
+    expect(await client.webhooks.recover(webhook.id, { since })).toEqual({
+      object: 'recovery',
+      webhook_id: webhook.id,
+      requeued: 0,
+      added: 0,
+    });
+    await expect(client.webhooks.recover(webhook.id, { since: 'yesterday' })).rejects.toMatchObject({ status: 400 });
+    await client.webhooks.delete(webhook.id);
+  });
 });
 
 describe('events', () => {

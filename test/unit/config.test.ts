@@ -100,6 +100,21 @@ describe('loadConfig defaults', () => {
     expect(config.maxWaitsPerKey).toBe(20);
   });
 
+  it('reads the webhook durations as seconds or a number with s, m, h or d, 5 and 30 days by default', () => {
+    expect(loadConfig({}).webhookDisableAfterMs).toBe(5 * 86_400_000);
+    expect(loadConfig({}).webhookAttemptRetentionMs).toBe(30 * 86_400_000);
+    for (const [raw, ms] of [
+      ['90', 90_000],
+      ['90s', 90_000],
+      ['15m', 900_000],
+      ['6h', 21_600_000],
+      ['2d', 172_800_000],
+    ] as const) {
+      expect(loadConfig({ WEBHOOK_DISABLE_AFTER: raw }).webhookDisableAfterMs).toBe(ms);
+      expect(loadConfig({ WEBHOOK_ATTEMPT_RETENTION: raw }).webhookAttemptRetentionMs).toBe(ms);
+    }
+  });
+
   it('gives null (unlimited) for free:unlimited', () => {
     const config = loadConfig({ PLAN_QUOTAS: 'free:unlimited,pro:10' });
     expect(config.planQuotas.get('free')).toBeNull();
@@ -158,6 +173,11 @@ describe('loadConfig rejects bad values with a message that starts with the vari
     ['WEBHOOK_RETRY_SCHEDULE_MS', { WEBHOOK_RETRY_SCHEDULE_MS: 'a,b' }],
     ['WEBHOOK_RETRY_SCHEDULE_MS', { WEBHOOK_RETRY_SCHEDULE_MS: '1000,,2000' }],
     ['WEBHOOK_RETRY_SCHEDULE_MS', { WEBHOOK_RETRY_SCHEDULE_MS: '-5' }],
+    ['WEBHOOK_DISABLE_AFTER', { WEBHOOK_DISABLE_AFTER: '5 days' }],
+    ['WEBHOOK_DISABLE_AFTER', { WEBHOOK_DISABLE_AFTER: '0' }],
+    ['WEBHOOK_DISABLE_AFTER', { WEBHOOK_DISABLE_AFTER: '1w' }],
+    ['WEBHOOK_DISABLE_AFTER', { WEBHOOK_DISABLE_AFTER: '-1d' }],
+    ['WEBHOOK_ATTEMPT_RETENTION', { WEBHOOK_ATTEMPT_RETENTION: '99999d' }],
     ['WEBHOOK_ALLOWED_NETWORKS', { WEBHOOK_ALLOWED_NETWORKS: 'notacidr' }],
     ['WEBHOOK_ALLOWED_NETWORKS', { WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8,10.0.0.1' }],
     ['ROLE', { ROLE: 'x' }],

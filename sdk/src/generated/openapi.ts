@@ -2212,6 +2212,10 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 created_at: string;
+                                /** @description `disabled`: no deliveries (events are still recorded) until it is enabled again. */
+                                status: "active" | "disabled";
+                                /** @description Why it was disabled; null while active. */
+                                disabled_reason: string | null;
                             }[];
                             has_more: boolean;
                         };
@@ -2290,6 +2294,10 @@ export interface paths {
                              * @description ISO 8601 UTC
                              */
                             created_at: string;
+                            /** @description `disabled`: no deliveries (events are still recorded) until it is enabled again. */
+                            status: "active" | "disabled";
+                            /** @description Why it was disabled; null while active. */
+                            disabled_reason: string | null;
                         };
                     };
                 };
@@ -2313,6 +2321,340 @@ export interface paths {
                 };
                 /** @description Every error has this shape. */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook’s secret
+         * @description Gives the webhook a new random secret, answered this once. For 24 hours every delivery is signed with both: `webhook-signature` carries both signatures (space-separated), `X-Service-Signature` the new one. Rotating again within the 24 hours drops the oldest, so at most two secrets are valid.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "webhook";
+                            mode: "live" | "test";
+                            url: string;
+                            events: string[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            created_at: string;
+                            /** @description `disabled`: no deliveries (events are still recorded) until it is enabled again. */
+                            status: "active" | "disabled";
+                            /** @description Why it was disabled; null while active. */
+                            disabled_reason: string | null;
+                            /** @description The new signing secret (`whsec_…`), shown this once. */
+                            secret: string;
+                            /**
+                             * Format: date-time
+                             * @description Until then the previous secret signs every delivery too (24 hours).
+                             */
+                            previous_secret_expires_at: string;
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled webhook
+         * @description Turns a disabled webhook back on: new events are delivered again. What it missed is delivered by `recover`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "webhook";
+                            mode: "live" | "test";
+                            url: string;
+                            events: string[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            created_at: string;
+                            /** @description `disabled`: no deliveries (events are still recorded) until it is enabled again. */
+                            status: "active" | "disabled";
+                            /** @description Why it was disabled; null while active. */
+                            disabled_reason: string | null;
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover a webhook’s missed deliveries
+         * @description For the events made from `since` until `until` (now when left out): re-queues the failed deliveries and delivers the events missed while the webhook was disabled, once each however often it is called. 400 naming the field for a bad window; 409 `webhook_disabled` while it is disabled.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "since": "2026-11-20T00:00:00Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601: the start of the window (its events made at or after it).
+                         */
+                        since: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601: the end of the window (before it); now when left out.
+                         */
+                        until?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            object: "recovery";
+                            webhook_id: string;
+                            /** @description Failed deliveries in the window queued again. */
+                            requeued: number;
+                            /** @description Deliveries made for events the webhook missed (while disabled). */
+                            added: number;
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2548,6 +2890,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery and its attempts
+         * @description One delivery with every attempt kept of it (`attempts`, oldest first: when, how long, the status code, the first 1,024 bytes of the answer, the error), for `WEBHOOK_ATTEMPT_RETENTION`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                    delivery_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Also sent as X-Service-Delivery; stable across retries. */
+                            id: string;
+                            /** @enum {string} */
+                            object: "delivery";
+                            webhook_id: string;
+                            event_id: string;
+                            event: string;
+                            pause_id: string;
+                            status: "pending" | "succeeded" | "failed";
+                            /** @description Every attempt kept (WEBHOOK_ATTEMPT_RETENTION), oldest first, across redeliveries. */
+                            attempts: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC
+                                 */
+                                at: string;
+                                duration_ms: number;
+                                /** @description null when no answer came. */
+                                status_code: number | null;
+                                /** @description The first 1024 bytes of the answer's body; null when no answer came. */
+                                response_body: string | null;
+                                /** @description Why it failed; null for a 2xx. */
+                                error: string | null;
+                            }[];
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            next_attempt_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC
+                             */
+                            updated_at: string;
+                            completed_at: string | null;
+                            /** @description Attempts in the current round (from 0 again after a redelivery). */
+                            attempt_count: number;
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error has this shape. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                request_id: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry": {
         parameters: {
             query?: never;
@@ -2559,7 +3020,7 @@ export interface paths {
         put?: never;
         /**
          * Redeliver a failed delivery
-         * @description Re-queues a failed delivery and answers it as re-queued: status `pending`, attempts 0, next_attempt_at now, completed_at null (the last status code and error kept). The workers are woken at once, so the delivery may already have been sent when the answer arrives; list the deliveries to follow it. 409 `delivery_not_failed` for a delivery that has not failed.
+         * @description Re-queues a failed delivery and answers it as re-queued: status `pending`, attempts 0, next_attempt_at now, completed_at null (the last status code and error kept). The workers are woken at once, so the delivery may already have been sent when the answer arrives; list the deliveries to follow it. 409 `delivery_not_failed` for a delivery that has not failed, `webhook_disabled` while its webhook is disabled.
          */
         post: {
             parameters: {

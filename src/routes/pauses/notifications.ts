@@ -44,7 +44,8 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return {
         ...presentNotification(row),
         object: 'notification' as const,
-        pause_id: row.pause_id,
+        // Found by this pause.
+        pause_id: id,
         subject: row.subject,
         text: row.text_body,
         html: row.html_body,

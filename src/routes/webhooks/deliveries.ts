@@ -1,10 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { listWebhookDeliveries, redeliver } from '../../actions/webhooks.js';
+import { listWebhookDeliveries, readWebhookDelivery, redeliver } from '../../actions/webhooks.js';
 import { MAX_ID_LENGTH } from '../../domain/ids.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
-import { DeliveryObject, presentDelivery, WebhookIdParams } from './schemas.js';
+import {
+  DeliveryObject,
+  DeliveryWithAttemptsObject,
+  presentDelivery,
+  presentDeliveryWithAttempts,
+  WebhookIdParams,
+} from './schemas.js';
+
+const DeliveryParams = Type.Object({
+  webhook_id: Type.String({ maxLength: MAX_ID_LENGTH }),
+  delivery_id: Type.String({ maxLength: MAX_ID_LENGTH }),
+});
 
 const DeliveryList = Type.Object({
   object: Type.Literal('list'),
@@ -42,18 +53,35 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  app.get(
+    '/webhooks/:webhook_id/deliveries/:delivery_id',
+    {
+      schema: {
+        summary: 'Get a delivery and its attempts',
+        description:
+          'One delivery with every attempt kept of it (`attempts`, oldest first: when, how long, the status code, the first 1,024 bytes of the answer, the error), for `WEBHOOK_ATTEMPT_RETENTION`.',
+        tags: ['webhooks'],
+        params: DeliveryParams,
+        response: { 200: DeliveryWithAttemptsObject, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const { webhook_id, delivery_id } = request.params;
+      return presentDeliveryWithAttempts(
+        await readWebhookDelivery(app.services, keyHolderOf(request), webhook_id, delivery_id),
+      );
+    },
+  );
+
   app.post(
     '/webhooks/:webhook_id/deliveries/:delivery_id/retry',
     {
       schema: {
         summary: 'Redeliver a failed delivery',
         description:
-          'Re-queues a failed delivery and answers it as re-queued: status `pending`, attempts 0, next_attempt_at now, completed_at null (the last status code and error kept). The workers are woken at once, so the delivery may already have been sent when the answer arrives; list the deliveries to follow it. 409 `delivery_not_failed` for a delivery that has not failed.',
+          'Re-queues a failed delivery and answers it as re-queued: status `pending`, attempts 0, next_attempt_at now, completed_at null (the last status code and error kept). The workers are woken at once, so the delivery may already have been sent when the answer arrives; list the deliveries to follow it. 409 `delivery_not_failed` for a delivery that has not failed, `webhook_disabled` while its webhook is disabled.',
         tags: ['webhooks'],
-        params: Type.Object({
-          webhook_id: Type.String({ maxLength: MAX_ID_LENGTH }),
-          delivery_id: Type.String({ maxLength: MAX_ID_LENGTH }),
-        }),
+        params: DeliveryParams,
         response: { 200: DeliveryObject, ...errorResponses(401, 404, 409) },
       },
     },

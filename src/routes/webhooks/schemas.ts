@@ -1,6 +1,7 @@
 import Type from 'typebox';
-import type { OwnedWebhook } from '../../actions/webhooks.js';
+import type { DeliveryWithAttempts, OwnedWebhook } from '../../actions/webhooks.js';
 import { MAX_ID_LENGTH } from '../../domain/ids.js';
+import { MAX_ATTEMPT_RESPONSE_BYTES } from '../../domain/webhooks.js';
 import { ModeSchema, Timestamp } from '../../http/schemas.js';
 import type { DeliveriesTable } from '../../store/schema.js';
 
@@ -11,6 +12,10 @@ export const WebhookObject = Type.Object({
   url: Type.String(),
   events: Type.Array(Type.String()),
   created_at: Timestamp,
+  status: Type.Union([Type.Literal('active'), Type.Literal('disabled')], {
+    description: '`disabled`: no deliveries (events are still recorded) until it is enabled again.',
+  }),
+  disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was disabled; null while active.' }),
 });
 
 export const DeliveryObject = Type.Object({
@@ -40,6 +45,8 @@ export function presentWebhook(webhook: OwnedWebhook) {
     url: webhook.url,
     events: webhook.events,
     created_at: webhook.createdAt,
+    status: webhook.status,
+    disabled_reason: webhook.disabledReason,
   };
 }
 
@@ -59,5 +66,39 @@ export function presentDelivery(row: DeliveriesTable & { type: string; pause_id:
     created_at: row.created_at,
     updated_at: row.updated_at,
     completed_at: row.completed_at,
+  };
+}
+
+export const AttemptObject = Type.Object({
+  at: Timestamp,
+  duration_ms: Type.Integer(),
+  status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'null when no answer came.' }),
+  response_body: Type.Union([Type.String(), Type.Null()], {
+    description: `The first ${MAX_ATTEMPT_RESPONSE_BYTES} bytes of the answer's body; null when no answer came.`,
+  }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed; null for a 2xx.' }),
+});
+
+/** One delivery as GET answers it: `attempts` is every attempt kept, and `attempt_count` the list's `attempts`. */
+export const DeliveryWithAttemptsObject = Type.Object({
+  ...DeliveryObject.properties,
+  attempts: Type.Array(AttemptObject, {
+    description: 'Every attempt kept (WEBHOOK_ATTEMPT_RETENTION), oldest first, across redeliveries.',
+  }),
+  attempt_count: Type.Integer({ description: 'Attempts in the current round (from 0 again after a redelivery).' }),
+});
+
+export function presentDeliveryWithAttempts(delivery: DeliveryWithAttempts) {
+  const presented = presentDelivery(delivery);
+  return {
+    ...presented,
+    attempt_count: presented.attempts,
+    attempts: delivery.attemptLog.map((attempt) => ({
+      at: attempt.at,
+      duration_ms: Number(attempt.duration_ms),
+      status_code: attempt.status_code === null ? null : Number(attempt.status_code),
+      response_body: attempt.response_body,
+      error: attempt.error,
+    })),
   };
 }

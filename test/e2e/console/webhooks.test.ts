@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { CompiledQuery, sql } from 'kysely';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pauseDeliveriesQuery } from '../../../src/store/deliveries.js';
 import { ConsoleClient, csrfIn } from '../../helpers/console.js';
@@ -79,7 +80,7 @@ describe('adding', () => {
     const url = `${receiver.url}/hook`;
     const added = await addByForm(client, { url, 'event:pause.cancelled': 'on', 'event:pause.responded': 'on' });
     expect(added.status, added.text).toBe(201);
-    const secret = /<code data-copy="" data-copy-label="the signing secret">(whsec_[0-9a-f]{48})<\/code>/.exec(
+    const secret = /<code data-copy="" data-copy-label="the signing secret">(whsec_[A-Za-z0-9+/]{32})<\/code>/.exec(
       added.text,
     )?.[1];
     expect(secret).toBeDefined();
@@ -102,6 +103,9 @@ describe('adding', () => {
     const [request] = await receiver.waitForRequests(1);
     const expected = `sha256=${createHmac('sha256', secret!).update(request!.body).digest('hex')}`;
     expect(request!.headers['x-service-signature']).toBe(expected);
+    // A whsec_ secret the Standard Webhooks libraries take as it is.
+    const headers = request!.headers as Record<string, string>;
+    expect(new StandardWebhook(secret!).verify(request!.body.toString('utf8'), headers)).toBeTruthy();
   });
 
   it('adds one webhook for a form sent twice (a reload of the answer), and shows no secret the second time', async () => {
@@ -260,6 +264,10 @@ describe('another developer and other sites', () => {
         mode,
       });
       expect(redeliver.status).toBe(404);
+      for (const action of ['rotate-secret', 'enable']) {
+        expect((await mallory.post(`/console/webhooks/${id}/${action}`, { csrf, mode })).status).toBe(404);
+      }
+      expect((await mallory.get(`/console/webhooks/${id}/deliveries/${deliveryId}?mode=${mode}`)).status).toBe(404);
     }
     expect(await webhooksOf(alice.test)).toHaveLength(1);
     expect((await deliveriesOf(alice.test, id))[0]).toMatchObject({ status: 'failed', attempts: 2 });
@@ -401,4 +409,61 @@ it("finds a pause's deliveries by index: events_by_pause, then deliveries_by_eve
           .join('\n');
   expect(plan).toContain('events_by_pause');
   expect(plan).toContain('deliveries_by_event');
+});
+
+describe('rotation, disabling and attempts', () => {
+  it('rotates the secret on a CSRF-checked post, showing the new one once; deliveries carry both signatures', async () => {
+    const { account, client } = await signedIn();
+    await addByForm(client, { url: `${receiver.url}/rotate`, 'event:pause.cancelled': 'on' });
+    const [webhook] = await webhooksOf(account.test);
+    const page = `/console/webhooks/${webhook!.id}?mode=test`;
+    const csrf = await client.csrf(page);
+    const path = `/console/webhooks/${webhook!.id}/rotate-secret`;
+    expect((await client.post(path, { csrf, mode: 'test' }, { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await client.post(path, { csrf: 'forged', mode: 'test' })).status).toBe(403);
+    const rotated = await client.post(path, { csrf, mode: 'test' });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.headers.get('cache-control')).toBe('no-store');
+    const secret = /data-copy-label="the new signing secret">(whsec_[A-Za-z0-9+/]{32})<\/code>/.exec(rotated.text)?.[1];
+    expect(secret).toBeDefined();
+    expect((await client.get(page)).text).not.toContain(secret!);
+
+    await cancelledPause(account.test);
+    const [request] = await receiver.waitForRequests(1);
+    const headers = request!.headers as Record<string, string>;
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(new StandardWebhook(secret!).verify(request!.body.toString('utf8'), headers)).toBeTruthy();
+  });
+
+  it('shows a webhook disabled by a 410 with why, enables it, and shows each attempt of a delivery', async () => {
+    const { account, client } = await signedIn();
+    await addByForm(client, { url: `${receiver.url}/gone`, 'event:pause.cancelled': 'on' });
+    const [webhook] = await webhooksOf(account.test);
+    const page = `/console/webhooks/${webhook!.id}?mode=test`;
+    receiver.respondWith({ status: 410, body: 'no such <receiver>' });
+    await cancelledPause(account.test);
+    await eventually(async () => expect((await client.get(page)).text).toContain('Disabled'));
+    const disabled = await client.get(page);
+    expect(disabled.text).toContain('The receiver answered 410 Gone.');
+    expect(disabled.text).toContain(`action="/console/webhooks/${webhook!.id}/enable"`);
+    expect((await client.get('/console/webhooks?mode=test')).text).toContain(
+      '<span class="status failed">Disabled</span>',
+    );
+
+    const [delivery] = await deliveriesOf(account.test, webhook!.id);
+    const attempts = await client.get(`/console/webhooks/${webhook!.id}/deliveries/${delivery!.id}?mode=test`);
+    expect(attempts.status).toBe(200);
+    expect(attempts.text).toContain('<td data-label="Status">410</td>');
+    // The receiver's answer, escaped.
+    expect(attempts.text).toContain('no such &lt;receiver&gt;');
+    expect(attempts.text).not.toContain('<receiver>');
+    expect(disabled.text).toContain(`/console/webhooks/${webhook!.id}/deliveries/${delivery!.id}?mode=test`);
+
+    const csrf = await client.csrf(page);
+    const enabled = await client.post(`/console/webhooks/${webhook!.id}/enable`, { csrf, mode: 'test' });
+    expect(enabled.status).toBe(200);
+    expect(enabled.text).toContain('The webhook is enabled');
+    expect(enabled.text).not.toContain(`action="/console/webhooks/${webhook!.id}/enable"`);
+    expect((await webhooksOf(account.test))[0]).toMatchObject({ status: 'active' });
+  });
 });

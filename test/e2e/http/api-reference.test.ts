@@ -151,10 +151,16 @@ describe('the reference helps a reader', () => {
 
   it('gives every request body an example that the service accepts', { timeout: 90_000 }, async () => {
     const account = await registerAccount(service.url);
-    /** Values for path parameters: a pending pause's response token, for each example afresh. */
+    // A webhook for the webhook routes' examples (recover).
+    const webhook = await call(service.url, 'POST', '/v1/webhooks', {
+      token: account.test,
+      body: { url: 'https://127.0.0.1:9/hook', events: ['pause.cancelled'], secret: 'whsec_0123456789abcdef' },
+    });
+    expect(webhook.status, webhook.text).toBe(201);
+    /** Values for path parameters: a pending pause's response token, for each example afresh; the webhook. */
     const parameters = async (): Promise<Record<string, string>> => {
       const pause = await createPause(service.url, account.test, { title: 'For the example' });
-      return { token: tokenOf(pause), id: pause.id };
+      return { token: tokenOf(pause), id: pause.id, webhook_id: webhook.body.id };
     };
     const withBodies = (await operations()).filter(([, , operation]) => operation.requestBody);
     // Registering first: logging in with the same example then finds the account.

@@ -55,6 +55,8 @@ describe('registration', () => {
       url: `${receiver.url}/hook`,
       events: ['pause.responded', 'pause.cancelled'],
       created_at: expect.any(String),
+      status: 'active',
+      disabled_reason: null,
     });
     const list = await call(service.url, 'GET', '/v1/webhooks', { token: dev.test });
     expect(list.body).toEqual({ object: 'list', data: [webhook], has_more: false });

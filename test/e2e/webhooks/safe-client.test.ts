@@ -73,10 +73,10 @@ describe('createSafeClient', () => {
     expect(request!.headers['user-agent']).toBe('pausepoint-test/1');
   });
 
-  it('reports a 500 as a failure with its status', async () => {
+  it('reports a 500 as a failure with its status and the start of its body', async () => {
     receiver.respondWith({ status: 500, body: 'boom' });
     const result = await client().post(`${receiver.url}/`, '{}', json);
-    expect(result).toEqual({ ok: false, status: 500, error: 'HTTP 500' });
+    expect(result).toEqual({ ok: false, status: 500, error: 'HTTP 500', body: 'boom' });
   });
 
   it('does not follow redirects', async () => {
