@@ -6,6 +6,7 @@ import { type Clock, systemClock } from './domain/clock.js';
 import { Slots } from './domain/slots.js';
 import type { Logger } from './logger.js';
 import { createMailer } from './messages/mailer.js';
+import { createSlackApp } from './messages/slack-app.js';
 import { Metrics } from './metrics.js';
 import { createSafeClient } from './net/safe-client.js';
 import { deriveServiceKeys, resolveMasterSecret } from './secrets.js';
@@ -55,6 +56,12 @@ export async function startService(
     await wakeUpListener.start();
     const waiters = new PauseWaiters(store, logger);
     const clock = options.clock ?? systemClock;
+    const outbound = createSafeClient({
+      allowedNetworks: config.webhookAllowedNetworks,
+      userAgent: USER_AGENT,
+      timeoutMs: config.outboundTimeoutMs,
+      ca: options.outboundCa,
+    });
     const services: ServiceContext = {
       config,
       store,
@@ -64,13 +71,9 @@ export async function startService(
       logger,
       waiters,
       wakeUpListener,
-      outbound: createSafeClient({
-        allowedNetworks: config.webhookAllowedNetworks,
-        userAgent: USER_AGENT,
-        timeoutMs: config.outboundTimeoutMs,
-        ca: options.outboundCa,
-      }),
+      outbound,
       mailer: createMailer(config),
+      slack: config.slack && createSlackApp(config.slack, outbound, config.outboundTimeoutMs),
       searchSlots: new Slots(config.searchConcurrency),
       publicBaseUrl: config.publicBaseUrl ?? `http://${hostForUrl(config.host)}:${config.port}`,
     };

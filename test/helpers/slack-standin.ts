@@ -1,0 +1,247 @@
+// A local stand-in for Slack, speaking its documented wire protocol, so the
+// service's official Slack clients (@slack/web-api) talk to it as to Slack:
+//
+//   - Web API: POST /api/<method>, form-encoded (nested values as JSON
+//     strings, as @slack/web-api sends them) or JSON, `Authorization: Bearer
+//     xoxb-…`; answers `{ok: true, …}` or `{ok: false, error}` with HTTP 200,
+//     and `429` with `Retry-After` when a test asks for it. Methods:
+//     chat.postMessage, chat.update, chat.postEphemeral, users.lookupByEmail,
+//     users.info, views.open.
+//   - HTTP mode interactions: it plays Slack posting a click to the service,
+//     `payload=<urlencoded JSON>` signed with `v0` (X-Slack-Signature over
+//     `v0:{timestamp}:{body}`, X-Slack-Request-Timestamp), computed here from
+//     the documentation, not with the service's code.
+//
+// Every Web API call is recorded, and the messages it was asked to post are
+// kept (with their updates), so a test clicks the buttons the service posted.
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SlackCall {
+  method: string;
+  args: Record<string, unknown>;
+  authorization: string | undefined;
+  contentType: string | undefined;
+  /** Date.now() when it arrived. */
+  at: number;
+  /** The HTTP status it was answered with. */
+  status: number;
+}
+
+export interface SlackUserRecord {
+  id: string;
+  email: string;
+  name: string;
+}
+
+export interface PostedMessage {
+  channel: string;
+  ts: string;
+  text: string;
+  blocks: Array<Record<string, any>>;
+  /** Every chat.update of it, in order. */
+  updates: Array<{ text: string; blocks: Array<Record<string, any>> }>;
+}
+
+export interface SlackStandin {
+  /** The Web API's base, for SLACK_API_URL: http://localhost:<port>/api/ */
+  apiUrl: string;
+  botToken: string;
+  signingSecret: string;
+  calls: SlackCall[];
+  messages: PostedMessage[];
+  callsOf(method: string): SlackCall[];
+  addUser(user: SlackUserRecord): void;
+  /** The next `times` calls of `method` answer 429 with this Retry-After (seconds). */
+  rateLimit(method: string, retryAfterSeconds: number, times?: number): void;
+  /** The message posted to this channel (a user id for a direct message), with the latest blocks. */
+  messageTo(channel: string): PostedMessage | undefined;
+  /**
+   * Clicks the button of `choice` on a posted message as `userId`: posts the
+   * signed block_actions interaction to the service, as Slack does.
+   */
+  click(
+    serviceUrl: string,
+    message: PostedMessage,
+    choice: string,
+    userId: string,
+    signing?: { secret?: string; timestamp?: number; signature?: string },
+  ): Promise<Response>;
+  /** Posts any body as Slack would, signed (or with the given signature). */
+  postSigned(
+    serviceUrl: string,
+    body: string,
+    signing?: { secret?: string; timestamp?: number; signature?: string },
+  ): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startSlackStandin(
+  options: { botToken?: string; signingSecret?: string } = {},
+): Promise<SlackStandin> {
+  const botToken = options.botToken ?? `xoxb-test-${Math.random().toString(36).slice(2)}`;
+  const signingSecret = options.signingSecret ?? `secret-${Math.random().toString(36).slice(2)}`;
+  const calls: SlackCall[] = [];
+  const messages: PostedMessage[] = [];
+  const users = new Map<string, SlackUserRecord>();
+  const limits = new Map<string, { retryAfter: number; times: number }>();
+  let counter = 0;
+
+  const answer = (method: string, args: Record<string, any>): Record<string, unknown> => {
+    switch (method) {
+      case 'chat.postMessage': {
+        // A user id as the channel is the app's direct message with them.
+        const channel = String(args.channel).startsWith('U')
+          ? `D${String(args.channel).slice(1)}`
+          : String(args.channel);
+        const ts = `${Math.floor(Date.now() / 1000)}.${String(++counter).padStart(6, '0')}`;
+        const blocks = parseMaybe(args.blocks) ?? [];
+        messages.push({ channel, ts, text: String(args.text ?? ''), blocks, updates: [] });
+        return { ok: true, channel, ts, message: { text: args.text, blocks } };
+      }
+      case 'chat.update': {
+        const message = messages.find((m) => m.channel === args.channel && m.ts === args.ts);
+        if (!message) return { ok: false, error: 'message_not_found' };
+        message.updates.push({ text: String(args.text ?? ''), blocks: parseMaybe(args.blocks) ?? [] });
+        return { ok: true, channel: message.channel, ts: message.ts };
+      }
+      case 'chat.postEphemeral':
+        return { ok: true, message_ts: `${Math.floor(Date.now() / 1000)}.${String(++counter).padStart(6, '0')}` };
+      case 'users.lookupByEmail': {
+        const user = [...users.values()].find((u) => u.email.toLowerCase() === String(args.email).toLowerCase());
+        return user ? { ok: true, user: userObject(user) } : { ok: false, error: 'users_not_found' };
+      }
+      case 'users.info': {
+        const user = users.get(String(args.user));
+        return user ? { ok: true, user: userObject(user) } : { ok: false, error: 'user_not_found' };
+      }
+      case 'views.open':
+        return { ok: true, view: { id: `V${++counter}`, ...(parseMaybe(args.view) ?? {}) } };
+      default:
+        return { ok: false, error: 'unknown_method' };
+    }
+  };
+
+  const server: Server = createServer(async (request, response) => {
+    const body = await readBody(request);
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const method = url.pathname.replace(/^\/api\//, '');
+    const contentType = request.headers['content-type'];
+    const args = contentType?.startsWith('application/json')
+      ? (JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>)
+      : Object.fromEntries(new URLSearchParams(body.toString('utf8')));
+    const authorization = request.headers.authorization;
+    const call: SlackCall = { method, args, authorization, contentType, at: Date.now(), status: 200 };
+    calls.push(call);
+    const send = (status: number, json: unknown, headers: Record<string, string> = {}) => {
+      call.status = status;
+      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+      response.end(JSON.stringify(json));
+    };
+    const limit = limits.get(method);
+    if (limit && limit.times > 0) {
+      limit.times--;
+      return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(limit.retryAfter) });
+    }
+    if (!authorization) return send(200, { ok: false, error: 'not_authed' });
+    if (authorization !== `Bearer ${botToken}`) return send(200, { ok: false, error: 'invalid_auth' });
+    send(200, answer(method, args));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const postSigned: SlackStandin['postSigned'] = (serviceUrl, body, signing = {}) => {
+    const timestamp = signing.timestamp ?? Math.floor(Date.now() / 1000);
+    const signature =
+      signing.signature ??
+      `v0=${createHmac('sha256', signing.secret ?? signingSecret)
+        .update(`v0:${timestamp}:${body}`)
+        .digest('hex')}`;
+    return fetch(`${serviceUrl}/slack/interactions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': String(timestamp),
+        'x-slack-signature': signature,
+      },
+      body,
+    });
+  };
+
+  return {
+    apiUrl: `http://localhost:${port}/api/`,
+    botToken,
+    signingSecret,
+    calls,
+    messages,
+    callsOf: (method) => calls.filter((call) => call.method === method),
+    addUser: (user) => void users.set(user.id, user),
+    rateLimit: (method, retryAfter, times = 1) => void limits.set(method, { retryAfter, times }),
+    messageTo: (channel) => {
+      const direct = channel.startsWith('U') ? `D${channel.slice(1)}` : channel;
+      return messages.find((message) => message.channel === direct);
+    },
+    click(serviceUrl, message, choice, userId, signing) {
+      const actions = message.blocks.find((block) => block.type === 'actions');
+      const button = actions?.elements?.find((element: Record<string, any>) => element.value === choice);
+      if (!actions || !button) throw new Error(`the message has no button for ${choice}`);
+      const payload = {
+        type: 'block_actions',
+        user: { id: userId, username: userId, team_id: 'T0STANDIN' },
+        api_app_id: 'A0STANDIN',
+        token: 'verification-token-unused',
+        container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
+        trigger_id: `${++counter}.trigger`,
+        team: { id: 'T0STANDIN', domain: 'standin' },
+        channel: { id: message.channel, name: 'standin' },
+        message: { ts: message.ts, text: message.text, blocks: message.blocks },
+        response_url: `http://localhost:${port}/response/${counter}`,
+        actions: [
+          {
+            type: 'button',
+            action_id: button.action_id,
+            block_id: actions.block_id,
+            text: button.text,
+            value: button.value,
+            action_ts: `${Date.now() / 1000}`,
+          },
+        ],
+      };
+      return postSigned(serviceUrl, `payload=${encodeURIComponent(JSON.stringify(payload))}`, signing);
+    },
+    postSigned,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function userObject(user: SlackUserRecord) {
+  return {
+    id: user.id,
+    name: user.name.toLowerCase().replace(/\s+/g, '.'),
+    real_name: user.name,
+    profile: { email: user.email, real_name: user.name, display_name: user.name },
+  };
+}
+
+function parseMaybe(value: unknown): any {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
