@@ -13,6 +13,7 @@ import {
   type Pause,
   type PauseStatus,
   type PauseView,
+  type SlackResponder,
 } from '../domain/pause.js';
 import type { FieldProblem } from '../domain/problems.js';
 import { verifyResponseToken } from '../domain/response-token.js';
@@ -58,6 +59,8 @@ export interface SubmittedAnswer {
   text?: string | null;
   /** Checked against the pause's form here, whatever the surface checked already. */
   values?: object | null;
+  /** Who answered from Slack buttons (a shared link's answer keeps it; a reviewer is known already). */
+  respondedBySlack?: SlackResponder;
 }
 
 /**
@@ -235,7 +238,15 @@ export async function submitAnswer(
   const responded =
     text !== null && text.length > MAX_TEXT_LENGTH
       ? null
-      : await respondToPause(store, { pauseId, choice, text, values: sent, edited, now });
+      : await respondToPause(store, {
+          pauseId,
+          choice,
+          text,
+          values: sent,
+          edited,
+          now,
+          respondedBySlack: answer.respondedBySlack ? JSON.stringify(answer.respondedBySlack) : null,
+        });
   if (responded) {
     const { responseValues, responseEdited } = responded.pause;
     return {

@@ -6,8 +6,10 @@ import { reviewerToken } from '../domain/response-token.js';
 import { seal } from '../domain/sealed.js';
 import { ApiError } from '../errors.js';
 import { maskUrl, renderEmail, renderSlack } from '../messages/render.js';
+import { type SlackMessage, slackQuestion } from '../messages/slack-blocks.js';
 import { checkOutboundUrl } from '../net/address-policy.js';
 import type { NotificationKind, NotificationsTable, ReviewersTable } from '../store/schema.js';
+import type { DeliveryChannel } from './plan-reviewers.js';
 
 // The notifications a pause asks for, rendered now and written with the
 // pause (or with the reminder or escalation that sends them). Live ones are
@@ -17,6 +19,7 @@ import type { NotificationKind, NotificationsTable, ReviewersTable } from '../st
 export interface NotifyRequest {
   email?: string[];
   slack_webhook_url?: string;
+  slack?: { channel: string };
 }
 
 const invalidSlackUrl = (reason: string) =>
@@ -25,7 +28,7 @@ const invalidSlackUrl = (reason: string) =>
   });
 
 export async function planNotifications(
-  services: Pick<ServiceContext, 'config' | 'mailer' | 'keys'>,
+  services: Pick<ServiceContext, 'config' | 'mailer' | 'slack' | 'keys'>,
   mode: Mode,
   pause: Pause,
   notify: NotifyRequest | undefined,
@@ -40,6 +43,13 @@ export async function planNotifications(
       'channel_unavailable',
       'Email notifications are not configured on this server (SMTP_URL, EMAIL_FROM); share response_url yourself.',
       { channel: 'email' },
+    );
+  }
+  if (mode === 'live' && notify.slack !== undefined && !services.slack) {
+    throw new ApiError(
+      'channel_unavailable',
+      'The Slack app is not configured on this server (SLACK_BOT_TOKEN); use notify.slack_webhook_url or share response_url yourself.',
+      { channel: 'slack' },
     );
   }
   if (notify.slack_webhook_url !== undefined) {
@@ -90,7 +100,38 @@ export async function planNotifications(
       kind: 'question',
     });
   }
+  if (notify.slack !== undefined) {
+    rows.push(
+      slackRow(base, notify.slack.channel, slackQuestion({ ...question, pauseId: pause.id }), null, 'question'),
+    );
+  }
   return rows;
+}
+
+/**
+ * A message the Slack app posts: to a channel, or to a reviewer (found by
+ * their email when it is sent). The blocks are kept as they will be posted.
+ */
+function slackRow(
+  base: ReturnType<typeof queueColumns>,
+  recipient: string,
+  message: SlackMessage,
+  reviewerId: string | null,
+  kind: NotificationKind,
+  id = newId('ntf'),
+): NotificationsTable {
+  return {
+    ...base,
+    id,
+    channel: 'slack',
+    recipient,
+    target_sealed: null,
+    subject: null,
+    text_body: JSON.stringify(message),
+    html_body: null,
+    reviewer_id: reviewerId,
+    kind,
+  };
 }
 
 /** The columns every new notification starts with: queued when live, kept as `suppressed` in test mode. */
@@ -134,12 +175,41 @@ export function planReviewerEmails(
   services: Pick<ServiceContext, 'publicBaseUrl' | 'keys'>,
   pause: Pause,
   reviewers: ReviewersTable[],
-  input: { kind: NotificationKind; reviewerCount: number; now: string; askedBy: string },
+  input: {
+    kind: NotificationKind;
+    reviewerCount: number;
+    now: string;
+    askedBy: string;
+    /** Default `["email"]`. */
+    deliver?: readonly DeliveryChannel[];
+  },
 ): NotificationsTable[] {
   if (reviewers.length === 0) return [];
+  const deliver = input.deliver ?? ['email'];
   const base = queueColumns(pause, input.now);
+  const slack = deliver.includes('slack')
+    ? reviewers.map((reviewer) =>
+        slackRow(
+          base,
+          reviewer.email,
+          slackQuestion({
+            pauseId: pause.id,
+            title: pause.title,
+            body: pause.body,
+            options: pause.options,
+            optionsStyle: pause.optionsStyle,
+            expiresAt: pause.expiresAt,
+            reviewerNote: quorumNote(pause, input.reviewerCount),
+            kind: input.kind === 'reminder' ? 'reminder' : 'question',
+          }),
+          reviewer.id,
+          input.kind,
+        ),
+      )
+    : [];
+  if (!deliver.includes('email')) return slack;
   const ids = newIds('ntf', reviewers.length);
-  return reviewers.map((reviewer, index) => {
+  const emails: NotificationsTable[] = reviewers.map((reviewer, index) => {
     const email = renderEmail({
       title: pause.title,
       body: pause.body,
@@ -165,4 +235,5 @@ export function planReviewerEmails(
       kind: input.kind,
     };
   });
+  return [...emails, ...slack];
 }

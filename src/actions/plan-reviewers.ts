@@ -16,8 +16,14 @@ export interface ReviewerRequest {
   name?: string;
 }
 
+/** How reviewers may be sent the question. */
+export const DELIVERY_CHANNELS = ['email', 'slack'] as const;
+export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
+
 export interface ReviewerFields {
   reviewers?: ReviewerRequest[];
+  /** Default `["email"]`. */
+  deliver?: DeliveryChannel[];
   quorum?: number;
   veto?: string[];
   remind_every?: number;
@@ -25,7 +31,7 @@ export interface ReviewerFields {
   escalate?: { after: number; reviewers: ReviewerRequest[] };
 }
 
-const ONLY_WITH_REVIEWERS = ['quorum', 'veto', 'remind_every', 'remind_max', 'escalate'] as const;
+const ONLY_WITH_REVIEWERS = ['quorum', 'veto', 'remind_every', 'remind_max', 'escalate', 'deliver'] as const;
 
 /** A request's fields as they arrived, perhaps of the wrong type (the schema may have refused them). */
 export type Unchecked<T> = { [K in keyof T]?: unknown };
@@ -92,7 +98,7 @@ export function reviewerProblems(
  * without reviewers), whose fields reviewerProblems found nothing wrong with.
  */
 export function planReviewers(
-  services: Pick<ServiceContext, 'mailer'>,
+  services: Pick<ServiceContext, 'mailer' | 'slack'>,
   request: ReviewerFields & { notify?: object },
   pause: Pick<Pause, 'id' | 'mode' | 'expiresAt' | 'createdAt'>,
 ): { columns: Omit<PauseReviewerFields, 'respondedBy'> | null; reviewers: ReviewersTable[] } {
@@ -100,11 +106,19 @@ export function planReviewers(
     return { columns: null, reviewers: [] };
   const created = Date.parse(pause.createdAt);
   if (!request.reviewers) return { columns: null, reviewers: [] };
-  if (pause.mode === 'live' && !services.mailer) {
+  const deliver = request.deliver ?? ['email'];
+  if (pause.mode === 'live' && deliver.includes('email') && !services.mailer) {
     throw new ApiError(
       'channel_unavailable',
       'Reviewers are emailed their own links, and email is not configured on this server (SMTP_URL, EMAIL_FROM).',
       { channel: 'email' },
+    );
+  }
+  if (pause.mode === 'live' && deliver.includes('slack') && !services.slack) {
+    throw new ApiError(
+      'channel_unavailable',
+      'Reviewers are sent the question in Slack, and the Slack app is not configured on this server (SLACK_BOT_TOKEN).',
+      { channel: 'slack' },
     );
   }
 

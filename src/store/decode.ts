@@ -1,6 +1,6 @@
 import type { PauseForEvent } from '../domain/events.js';
 import type { Form, JsonObject, OptionStyle } from '../domain/form.js';
-import type { Escalation, Pause, PauseNotify, Question } from '../domain/pause.js';
+import type { Escalation, Pause, PauseNotify, Question, SlackResponder } from '../domain/pause.js';
 import type { PausesTable } from './schema.js';
 
 // Rows to domain values and back: the store alone knows that JSON is stored
@@ -37,6 +37,7 @@ export function decodePause(row: PausesTable): Pause {
     remindMax: row.remind_max,
     escalation: parseJson<Escalation>(row.escalate),
     respondedBy: row.responded_by,
+    respondedBySlack: parseJson<SlackResponder>(row.responded_by_slack ?? null),
     remindAt: row.remind_at,
     remindersSent: row.reminders_sent,
     escalateAt: row.escalate_at,

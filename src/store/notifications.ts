@@ -98,8 +98,27 @@ export async function notificationsOf(
 export type NotificationToSend = Claim &
   Pick<
     NotificationsTable,
-    'channel' | 'recipient' | 'target_sealed' | 'subject' | 'text_body' | 'html_body' | 'pause_id'
+    | 'channel'
+    | 'recipient'
+    | 'target_sealed'
+    | 'subject'
+    | 'text_body'
+    | 'html_body'
+    | 'pause_id'
+    | 'reviewer_id'
+    | 'kind'
+    | 'updates_id'
   >;
+
+/** A Slack app message as a notification keeps it: its fallback text and Block Kit blocks. */
+export interface StoredSlackMessage {
+  text: string;
+  blocks: object[];
+}
+
+/** The message a Slack app notification posts (kept as JSON in text_body). */
+export const slackMessageOf = (notification: Pick<NotificationsTable, 'text_body'>): StoredSlackMessage =>
+  JSON.parse(notification.text_body) as StoredSlackMessage;
 
 export async function loadNotifications(
   store: Store,
@@ -109,7 +128,19 @@ export async function loadNotifications(
   if (claims.length === 0) return [];
   const rows = await trx
     .selectFrom('notifications')
-    .select(['id', 'pause_id', 'channel', 'recipient', 'target_sealed', 'subject', 'text_body', 'html_body'])
+    .select([
+      'id',
+      'pause_id',
+      'channel',
+      'recipient',
+      'target_sealed',
+      'subject',
+      'text_body',
+      'html_body',
+      'reviewer_id',
+      'kind',
+      'updates_id',
+    ])
     .where(
       'id',
       'in',

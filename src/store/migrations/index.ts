@@ -14,6 +14,7 @@ import * as pauseSearch from './0012_pause_search.js';
 import * as deliveryEvents from './0013_delivery_events.js';
 import * as searchPrefixes from './0014_search_prefixes.js';
 import * as forms from './0015_forms.js';
+import * as slack from './0016_slack.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_delivery_events': deliveryEvents,
   '0014_search_prefixes': searchPrefixes,
   '0015_forms': forms,
+  '0016_slack': slack,
 };
