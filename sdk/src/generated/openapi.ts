@@ -625,11 +625,15 @@ export interface paths {
                                      * @description ISO 8601 UTC
                                      */
                                     response_at: string;
-                                    responded_by: {
+                                    responded_by: ({
                                         id: string;
                                         email: string;
                                         name: string | null;
-                                    } | null;
+                                    } | {
+                                        slack_user_id: string;
+                                        email: string | null;
+                                        name: string;
+                                    }) | null;
                                     votes: {
                                         reviewer_id: string;
                                         email: string;
@@ -891,11 +895,15 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 response_at: string;
-                                responded_by: {
+                                responded_by: ({
                                     id: string;
                                     email: string;
                                     name: string | null;
-                                } | null;
+                                } | {
+                                    slack_user_id: string;
+                                    email: string | null;
+                                    name: string;
+                                }) | null;
                                 votes: {
                                     reviewer_id: string;
                                     email: string;
@@ -1023,11 +1031,15 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 response_at: string;
-                                responded_by: {
+                                responded_by: ({
                                     id: string;
                                     email: string;
                                     name: string | null;
-                                } | null;
+                                } | {
+                                    slack_user_id: string;
+                                    email: string | null;
+                                    name: string;
+                                }) | null;
                                 votes: {
                                     reviewer_id: string;
                                     email: string;
@@ -1277,11 +1289,15 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 response_at: string;
-                                responded_by: {
+                                responded_by: ({
                                     id: string;
                                     email: string;
                                     name: string | null;
-                                } | null;
+                                } | {
+                                    slack_user_id: string;
+                                    email: string | null;
+                                    name: string;
+                                }) | null;
                                 votes: {
                                     reviewer_id: string;
                                     email: string;
@@ -1482,11 +1498,15 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 response_at: string;
-                                responded_by: {
+                                responded_by: ({
                                     id: string;
                                     email: string;
                                     name: string | null;
-                                } | null;
+                                } | {
+                                    slack_user_id: string;
+                                    email: string | null;
+                                    name: string;
+                                }) | null;
                                 votes: {
                                     reviewer_id: string;
                                     email: string;

@@ -92,6 +92,11 @@ describe('notify.slack', () => {
       const read = await readPause(pause.id);
       expect(read.status).toBe('responded');
       expect(read.response.choice).toBe('approve');
+      expect(read.response.responded_by).toEqual({
+        slack_user_id: 'U0ANN',
+        email: 'ann@example.com',
+        name: 'Ann Example',
+      });
     });
     await eventually(() => expect(ephemeralsTo('U0ANN')).toContain('Recorded: approve. The question is decided.'));
     // A second click (anyone's) records nothing: the page's rule, said to the clicker alone.
