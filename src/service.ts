@@ -12,6 +12,7 @@ import { createSafeClient } from './net/safe-client.js';
 import { deriveServiceKeys, resolveMasterSecret } from './secrets.js';
 import { PauseWaiters, WakeUpListener } from './signals.js';
 import { migrateToLatest, openStore, type Store } from './store/store.js';
+import { SlackSocket } from './worker/slack-socket.js';
 import { Worker } from './worker/worker.js';
 
 const USER_AGENT = 'pausepoint-webhooks/1';
@@ -91,6 +92,12 @@ export async function startService(
     }
 
     worker?.start();
+    // Socket Mode hears the buttons where the background work runs.
+    const slackSocket =
+      config.slack?.appToken && config.role !== 'api'
+        ? new SlackSocket(services, config.slack.appToken, config.slack.apiUrl)
+        : undefined;
+    slackSocket?.start();
 
     let stopping: Promise<void> | undefined;
     const stop = () => {
@@ -102,6 +109,7 @@ export async function startService(
         const cutOff = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
         await app.close();
         clearTimeout(cutOff);
+        await slackSocket?.stop();
         await worker?.stop();
         await services.outbound.close();
         services.mailer?.close();

@@ -135,6 +135,26 @@ async function emailInstead(services: SlackServices, notification: NotificationT
 
 // --- Interactions: a click on a button of a question's message ---
 
+/** What to do with an interaction, however it arrived (HTTP mode or Socket Mode). */
+export interface ReceivedInteraction {
+  /** The acknowledgement's body, sent at once (Slack waits 3 s); none for an empty 200. */
+  response?: object;
+  /** The work that follows the acknowledgement. */
+  after?: () => Promise<void>;
+}
+
+/**
+ * An interaction Slack sent (the JSON of its `payload`): a click is
+ * acknowledged first and answered after; anything else is acknowledged and
+ * left alone.
+ */
+export function receiveInteraction(services: SlackServices, payload: unknown): ReceivedInteraction {
+  const interaction = (typeof payload === 'object' && payload !== null ? payload : {}) as { type?: unknown };
+  if (interaction.type === 'block_actions')
+    return { after: () => answerFromSlack(services, interaction as SlackBlockActions) };
+  return {};
+}
+
 /** The parts of Slack's `block_actions` payload a click is read from. */
 export interface SlackBlockActions {
   type: 'block_actions';

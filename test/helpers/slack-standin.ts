@@ -7,6 +7,11 @@
 //     and `429` with `Retry-After` when a test asks for it. Methods:
 //     chat.postMessage, chat.update, chat.postEphemeral, users.lookupByEmail,
 //     users.info, views.open.
+//   - Socket Mode: apps.connections.open (with the app-level token, `xapp-…`)
+//     answers a WebSocket URL on this server; on connecting, the client gets
+//     `hello`; envelopes (`{envelope_id, type: "interactive", payload, …}`) are
+//     sent to one open connection, as Slack does, and wait for the client's
+//     acknowledgement (`{envelope_id, payload?}`). Connections can be dropped.
 //   - HTTP mode interactions: it plays Slack posting a click to the service,
 //     `payload=<urlencoded JSON>` signed with `v0` (X-Slack-Signature over
 //     `v0:{timestamp}:{body}`, X-Slack-Request-Timestamp), computed here from
@@ -17,6 +22,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type WebSocket, WebSocketServer } from 'ws';
 
 export interface SlackCall {
   method: string;
@@ -48,6 +54,16 @@ export interface SlackStandin {
   /** The Web API's base, for SLACK_API_URL: http://localhost:<port>/api/ */
   apiUrl: string;
   botToken: string;
+  /** The app-level token Socket Mode connects with. */
+  appToken: string;
+  /** Socket Mode connections open now. */
+  openSockets(): number;
+  /** Sends an interaction over one open Socket Mode connection and waits for its acknowledgement. */
+  sendEnvelope(payload: object, timeoutMs?: number): Promise<{ envelope_id: string; payload?: unknown }>;
+  /** Ends every Socket Mode connection abruptly, as a network failure would. */
+  dropSockets(): void;
+  /** The block_actions payload of a click on the button of `choice`. */
+  blockActions(message: PostedMessage, choice: string, userId: string): Record<string, unknown>;
   signingSecret: string;
   calls: SlackCall[];
   messages: PostedMessage[];
@@ -81,6 +97,9 @@ export async function startSlackStandin(
   options: { botToken?: string; signingSecret?: string } = {},
 ): Promise<SlackStandin> {
   const botToken = options.botToken ?? `xoxb-test-${Math.random().toString(36).slice(2)}`;
+  const appToken = `xapp-test-${Math.random().toString(36).slice(2)}`;
+  const sockets = new Set<WebSocket>();
+  const acks = new Map<string, (ack: { envelope_id: string; payload?: unknown }) => void>();
   const signingSecret = options.signingSecret ?? `secret-${Math.random().toString(36).slice(2)}`;
   const calls: SlackCall[] = [];
   const messages: PostedMessage[] = [];
@@ -145,11 +164,62 @@ export async function startSlackStandin(
       return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(limit.retryAfter) });
     }
     if (!authorization) return send(200, { ok: false, error: 'not_authed' });
+    if (method === 'apps.connections.open') {
+      if (authorization !== `Bearer ${appToken}`) return send(200, { ok: false, error: 'invalid_auth' });
+      return send(200, { ok: true, url: `ws://localhost:${port}/link/?ticket=${++counter}` });
+    }
     if (authorization !== `Bearer ${botToken}`) return send(200, { ok: false, error: 'invalid_auth' });
     send(200, answer(method, args));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+
+  const wss = new WebSocketServer({ server, path: '/link/' });
+  wss.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('message', (data) => {
+      const ack = JSON.parse(String(data)) as { envelope_id: string; payload?: unknown };
+      acks.get(ack.envelope_id)?.(ack);
+      acks.delete(ack.envelope_id);
+    });
+    socket.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: sockets.size,
+        debug_info: { host: 'standin', build_number: 1, approximate_connection_time: 18060 },
+        connection_info: { app_id: 'A0STANDIN' },
+      }),
+    );
+  });
+
+  const blockActions: SlackStandin['blockActions'] = (message, choice, userId) => {
+    const actions = message.blocks.find((block) => block.type === 'actions');
+    const button = actions?.elements?.find((element: Record<string, any>) => element.value === choice);
+    if (!actions || !button) throw new Error(`the message has no button for ${choice}`);
+    return {
+      type: 'block_actions',
+      user: { id: userId, username: userId, team_id: 'T0STANDIN' },
+      api_app_id: 'A0STANDIN',
+      token: 'verification-token-unused',
+      container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
+      trigger_id: `${++counter}.trigger`,
+      team: { id: 'T0STANDIN', domain: 'standin' },
+      channel: { id: message.channel, name: 'standin' },
+      message: { ts: message.ts, text: message.text, blocks: message.blocks },
+      response_url: `http://localhost:${port}/response/${counter}`,
+      actions: [
+        {
+          type: 'button',
+          action_id: button.action_id,
+          block_id: actions.block_id,
+          text: button.text,
+          value: button.value,
+          action_ts: `${Date.now() / 1000}`,
+        },
+      ],
+    };
+  };
 
   const postSigned: SlackStandin['postSigned'] = (serviceUrl, body, signing = {}) => {
     const timestamp = signing.timestamp ?? Math.floor(Date.now() / 1000);
@@ -183,36 +253,45 @@ export async function startSlackStandin(
       return messages.find((message) => message.channel === direct);
     },
     click(serviceUrl, message, choice, userId, signing) {
-      const actions = message.blocks.find((block) => block.type === 'actions');
-      const button = actions?.elements?.find((element: Record<string, any>) => element.value === choice);
-      if (!actions || !button) throw new Error(`the message has no button for ${choice}`);
-      const payload = {
-        type: 'block_actions',
-        user: { id: userId, username: userId, team_id: 'T0STANDIN' },
-        api_app_id: 'A0STANDIN',
-        token: 'verification-token-unused',
-        container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
-        trigger_id: `${++counter}.trigger`,
-        team: { id: 'T0STANDIN', domain: 'standin' },
-        channel: { id: message.channel, name: 'standin' },
-        message: { ts: message.ts, text: message.text, blocks: message.blocks },
-        response_url: `http://localhost:${port}/response/${counter}`,
-        actions: [
-          {
-            type: 'button',
-            action_id: button.action_id,
-            block_id: actions.block_id,
-            text: button.text,
-            value: button.value,
-            action_ts: `${Date.now() / 1000}`,
-          },
-        ],
-      };
+      const payload = blockActions(message, choice, userId);
       return postSigned(serviceUrl, `payload=${encodeURIComponent(JSON.stringify(payload))}`, signing);
+    },
+    blockActions,
+    appToken,
+    openSockets: () => [...sockets].filter((socket) => socket.readyState === socket.OPEN).length,
+    sendEnvelope(payload, timeoutMs = 5000) {
+      const socket = [...sockets].find((open) => open.readyState === open.OPEN);
+      if (!socket) return Promise.reject(new Error('no Socket Mode connection is open'));
+      const envelopeId = `env-${++counter}`;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          acks.delete(envelopeId);
+          reject(new Error(`envelope ${envelopeId} was not acknowledged within ${timeoutMs} ms`));
+        }, timeoutMs);
+        acks.set(envelopeId, (ack) => {
+          clearTimeout(timer);
+          resolve(ack);
+        });
+        socket.send(
+          JSON.stringify({
+            envelope_id: envelopeId,
+            type: 'interactive',
+            accepts_response_payload: true,
+            payload,
+            retry_attempt: 0,
+            retry_reason: '',
+          }),
+        );
+      });
+    },
+    dropSockets: () => {
+      for (const socket of sockets) socket.terminate();
     },
     postSigned,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.terminate();
+        wss.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { answerFromSlack, type SlackBlockActions } from '../../actions/slack.js';
+import { receiveInteraction } from '../../actions/slack.js';
 import { slackSignatureValid } from '../../domain/slack.js';
 import { ApiError } from '../../errors.js';
 import { parseJsonSafely } from '../../http/body-parser.js';
@@ -60,13 +60,9 @@ export const slackInteractionsRoute: FastifyPluginAsync = async (app) => {
     if (payload === undefined || unsafe || typeof payload !== 'object' || payload === null)
       throw new ApiError('invalid_request', 'The body is not a Slack interaction (payload=<JSON>).');
 
-    const interaction = payload as { type?: unknown };
-    if (interaction.type === 'block_actions') {
-      // Acknowledged now; the answer (and any message to the clicker) follows.
-      answerFromSlack(services, interaction as SlackBlockActions).catch((error) =>
-        logger.error({ err: error }, 'a Slack click could not be handled'),
-      );
-    }
-    return reply.code(200).send();
+    const { response, after } = receiveInteraction(services, payload);
+    // Acknowledged now; the answer (and any message to the clicker) follows.
+    after?.().catch((error) => logger.error({ err: error }, 'a Slack interaction could not be handled'));
+    return response ? reply.code(200).send(response) : reply.code(200).send();
   });
 };
