@@ -75,6 +75,8 @@ export interface PostedAnswer {
   choice: string;
   text?: string;
   fields?: PostedFields;
+  /** Who answered from Slack (a modal), as SubmittedAnswer has it. */
+  respondedBySlack?: SlackResponder;
 }
 
 /** Who a response link speaks for: anyone holding the pause's shared link, or one named reviewer. */
@@ -293,15 +295,16 @@ export async function submitPostedAnswer(
   token: string,
   posted: PostedAnswer,
 ): Promise<AnswerResult> {
-  const { choice, text, fields } = posted;
-  if (fields === undefined) return submitAnswer(services, token, { choice, text });
+  const { choice, text, fields, respondedBySlack } = posted;
+  if (fields === undefined) return submitAnswer(services, token, { choice, text, respondedBySlack });
   const responder = await responderFor(services, token);
   const refusal = refusalOf(responder, isoTime(services.clock.now()));
   if (refusal) throw refusal;
   const { pause } = responder;
   const form = pause.form;
   // A choice that does not submit the form is taken without values.
-  if (form === null || !form.on.includes(choice)) return submitAnswer(services, token, { choice, text });
+  if (form === null || !form.on.includes(choice))
+    return submitAnswer(services, token, { choice, text, respondedBySlack });
   const { values, problems } = valuesFromFields(form.schema, fields, form.values);
   if (problems.length > 0) {
     const unread: FieldProblem[] = problems.map(({ field, problem }) => ({ field: `values.${field}`, problem }));
@@ -309,7 +312,7 @@ export async function submitPostedAnswer(
     const others = answerProblems(pause, { choice, text: givenText(text), values }).filter((p) => !named(p.field));
     throw invalidFields([...unread, ...others]);
   }
-  return submitAnswer(services, token, { choice, text, values }, pause);
+  return submitAnswer(services, token, { choice, text, values, respondedBySlack }, pause);
 }
 
 const refusedVote = {

@@ -1,12 +1,28 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { normaliseEmail } from '../domain/email.js';
+import {
+  FIELD_PREFIX,
+  fieldText,
+  formFields,
+  own,
+  type PostedField,
+  type PostedFields,
+} from '../domain/form-fields.js';
 import type { Pause, SlackResponder } from '../domain/pause.js';
 import { responseToken, reviewerToken } from '../domain/response-token.js';
 import type { AttemptResult } from '../domain/retry-schedule.js';
-import { ApiError } from '../errors.js';
+import { ApiError, type FieldProblem } from '../errors.js';
 import type { SlackApp, SlackResult } from '../messages/slack-app.js';
-import { ACTIONS_BLOCK_PREFIX, type SlackMessage, slackOutcome } from '../messages/slack-blocks.js';
+import {
+  ACTIONS_BLOCK_PREFIX,
+  ANSWER_MODAL,
+  INPUT_ACTION,
+  type SlackMessage,
+  slackAnswerModal,
+  slackOutcome,
+  TEXT_BLOCK,
+} from '../messages/slack-blocks.js';
 import { getDeveloper } from '../store/accounts.js';
 import {
   insertNotifications,
@@ -17,7 +33,7 @@ import {
 import { getPause } from '../store/pauses.js';
 import { reviewersOf } from '../store/reviewers.js';
 import { recordSlackMessage, updatedMessage } from '../store/slack.js';
-import { submitAnswer } from './answer-pause.js';
+import { submitAnswer, submitPostedAnswer } from './answer-pause.js';
 import { planReviewerEmails } from './plan-notifications.js';
 
 // The Slack app (DESIGN.md "Slack"): posting a question's message and
@@ -148,10 +164,12 @@ export interface ReceivedInteraction {
  * acknowledged first and answered after; anything else is acknowledged and
  * left alone.
  */
-export function receiveInteraction(services: SlackServices, payload: unknown): ReceivedInteraction {
+export async function receiveInteraction(services: SlackServices, payload: unknown): Promise<ReceivedInteraction> {
   const interaction = (typeof payload === 'object' && payload !== null ? payload : {}) as { type?: unknown };
   if (interaction.type === 'block_actions')
     return { after: () => answerFromSlack(services, interaction as SlackBlockActions) };
+  // A modal's answer: its field errors go back in the acknowledgement itself.
+  if (interaction.type === 'view_submission') return submitFromModal(services, interaction as SlackViewSubmission);
   return {};
 }
 
@@ -202,8 +220,13 @@ export async function answerFromSlack(services: SlackServices, payload: SlackBlo
   const responder: SlackResponder = { slack_user_id: userId, email: who.value.email, name: who.value.name };
   const token = await tokenFor(services, pause, responder);
   if (!token) return tell(SLACK_MESSAGES.notReviewer);
-  if (pause.requireText.includes(choice) || pause.form?.on.includes(choice))
-    return tell(SLACK_MESSAGES.needsPage(`${services.publicBaseUrl}/r/${token}`));
+  if (pause.requireText.includes(choice) || pause.form?.on.includes(choice)) {
+    const opened = payload.trigger_id
+      ? await slack.openView(payload.trigger_id, answerModal(pause, choice, { p: pause.id, c: choice, ch: channelId }))
+      : undefined;
+    if (!opened?.ok) return tell(SLACK_MESSAGES.needsPage(`${services.publicBaseUrl}/r/${token}`));
+    return;
+  }
   try {
     const result = await submitAnswer(services, token, { choice, respondedBySlack: responder });
     await tell(result.status === 'pending' ? SLACK_MESSAGES.voted(choice) : SLACK_MESSAGES.recorded(choice));
@@ -212,6 +235,118 @@ export async function answerFromSlack(services: SlackServices, payload: SlackBlo
     await tell(`${error.message} Nothing was recorded.`);
   }
 }
+
+/** What a modal keeps for its submission (Slack holds it; the submission is signed): which pause, choice and channel. */
+interface ModalMetadata {
+  p: string;
+  c: string;
+  ch?: string;
+}
+
+function answerModal(pause: Pause, choice: string, metadata: ModalMetadata): object {
+  const form = pause.form?.on.includes(choice) ? pause.form : null;
+  const fields = form
+    ? formFields(form.schema).map((field) => ({ field, text: fieldText(field, own(form.values, field.name)) }))
+    : [];
+  return slackAnswerModal({
+    title: pause.title,
+    body: pause.body,
+    choice,
+    allowText: pause.allowText,
+    requireText: pause.requireText.includes(choice),
+    fields,
+    privateMetadata: JSON.stringify(metadata),
+  });
+}
+
+/** The parts of Slack's `view_submission` payload an answer is read from. */
+export interface SlackViewSubmission {
+  type: 'view_submission';
+  user?: { id?: string };
+  view?: {
+    callback_id?: string;
+    private_metadata?: string;
+    state?: { values?: Record<string, Record<string, SlackInputState>> };
+  };
+}
+
+interface SlackInputState {
+  value?: string | null;
+  selected_option?: { value?: string } | null;
+  selected_options?: Array<{ value?: string }>;
+}
+
+/** An input's state as the page would post it: one text, or the texts of those chosen. */
+function postedOf(state: SlackInputState | undefined): PostedField {
+  if (!state) return undefined;
+  if (Array.isArray(state.selected_options)) return state.selected_options.map((o) => String(o.value ?? ''));
+  if (state.selected_option !== undefined) return state.selected_option?.value ?? '';
+  return state.value ?? '';
+}
+
+/**
+ * A modal's answer: read as the page's form is read (submitPostedAnswer, the
+ * same rules and messages); each problem goes back beside its input
+ * (`response_action: errors`), anything else closes the modal and is said to
+ * the clicker alone.
+ */
+async function submitFromModal(services: SlackServices, view: SlackViewSubmission): Promise<ReceivedInteraction> {
+  const { slack, store } = services;
+  const userId = view.user?.id;
+  if (!slack || !userId || view.view?.callback_id !== ANSWER_MODAL) return {};
+  let metadata: ModalMetadata;
+  try {
+    metadata = JSON.parse(view.view.private_metadata ?? '') as ModalMetadata;
+  } catch {
+    return {};
+  }
+  const tell = (text: string) => async () => {
+    if (metadata.ch) await slack.postEphemeral(metadata.ch, userId, text);
+  };
+  const pause = typeof metadata.p === 'string' ? await getPause(store, metadata.p) : undefined;
+  if (!pause || typeof metadata.c !== 'string') return { response: CLEAR, after: tell(SLACK_MESSAGES.unknown) };
+  const who = await slack.userInfo(userId);
+  if (!who.ok) return { response: CLEAR, after: tell(SLACK_MESSAGES.noProfile) };
+  const responder: SlackResponder = { slack_user_id: userId, email: who.value.email, name: who.value.name };
+  const token = await tokenFor(services, pause, responder);
+  if (!token) return { response: CLEAR, after: tell(SLACK_MESSAGES.notReviewer) };
+
+  const values = view.view.state?.values ?? {};
+  const fields: PostedFields = {};
+  for (const field of pause.form ? formFields(pause.form.schema) : []) {
+    const posted = postedOf(own(values, `${FIELD_PREFIX}${field.name}`)?.[INPUT_ACTION]);
+    if (posted !== undefined) fields[field.name] = posted;
+  }
+  const text = postedOf(own(values, TEXT_BLOCK)?.[INPUT_ACTION]);
+  const choice = metadata.c;
+  try {
+    const result = await submitPostedAnswer(services, token, {
+      choice,
+      ...(typeof text === 'string' && text !== '' ? { text } : {}),
+      ...(pause.form?.on.includes(choice) ? { fields } : {}),
+      respondedBySlack: responder,
+    });
+    return {
+      response: CLEAR,
+      after: tell(result.status === 'pending' ? SLACK_MESSAGES.voted(choice) : SLACK_MESSAGES.recorded(choice)),
+    };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const problems = (error.details?.fields as FieldProblem[] | undefined) ?? [];
+    if (problems.length === 0) return { response: CLEAR, after: tell(`${error.message} Nothing was recorded.`) };
+    const errors: Record<string, string> = {};
+    for (const { field, problem } of problems) {
+      // A nested field's problem goes beside its top-level input (values.items.0 → values.items).
+      const block =
+        field === TEXT_BLOCK ? TEXT_BLOCK : `${FIELD_PREFIX}${field.slice(FIELD_PREFIX.length).split('.')[0]}`;
+      errors[block] = errors[block] ? `${errors[block]}; ${problem}` : problem;
+    }
+    return { response: { response_action: 'errors', errors } };
+  }
+}
+
+/** Closes the modal (and any stacked on it). */
+const CLEAR = { response_action: 'clear' };
 
 /** The token the clicker answers with: their reviewer link's, or the shared link's; none for a non-reviewer. */
 async function tokenFor(services: SlackServices, pause: Pause, responder: SlackResponder): Promise<string | undefined> {

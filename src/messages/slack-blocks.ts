@@ -1,4 +1,5 @@
 import type { OptionStyle } from '../domain/form.js';
+import { type Choice, FIELD_PREFIX, type FormField } from '../domain/form-fields.js';
 import { formatUtc } from '../domain/time-format.js';
 
 // What the Slack app posts (Block Kit): a question with one button per option,
@@ -91,4 +92,99 @@ export function slackOutcome(outcome: SlackOutcome): SlackMessage {
     blocks.push({ type: 'context', elements: [plain(cut(`Votes:\n${votes}`, SECTION_MAX))] });
   }
   return { text: `${line}: ${cut(outcome.title, HEADER_MAX)}`, blocks };
+}
+
+// --- The modal a click opens when the answer needs a reason or the form's fields ---
+
+/** The modal's callback_id, read back from its view_submission. */
+export const ANSWER_MODAL = 'pausepoint_answer_modal';
+/** The block of the written reason; a form field's block is FIELD_PREFIX + its name. */
+export const TEXT_BLOCK = 'text';
+/** Every input's action_id (its block says which field it is). */
+export const INPUT_ACTION = 'value';
+/** Block Kit's limits: a modal's title and submit label, a text input, an option's text and value. */
+const MODAL_TITLE_MAX = 24;
+const TEXT_INPUT_MAX = 3000;
+const OPTION_TEXT_MAX = 75;
+
+export interface SlackModalQuestion {
+  title: string;
+  body: string | null;
+  choice: string;
+  /** Whether a reason is offered, and whether this choice needs one. */
+  allowText: boolean;
+  requireText: boolean;
+  /** The form's fields with their prefilled text, when this choice submits the form. */
+  fields: Array<{ field: FormField; text: string | string[] }>;
+  /** Read back by the submission: which pause and choice (never a token). */
+  privateMetadata: string;
+}
+
+const option = (choice: Choice) => ({ text: plain(cut(choice.label, OPTION_TEXT_MAX)), value: choice.text });
+
+/** A form field as a Block Kit input: the same kinds, labels, hints and prefilled values as the page's. */
+function fieldInput(field: FormField, text: string | string[]): object {
+  const { kind } = field;
+  const single = Array.isArray(text) ? '' : text;
+  const selected = (choices: Choice[]) => choices.filter((c) => (Array.isArray(text) ? text : [text]).includes(c.text));
+  let element: Record<string, unknown>;
+  if (kind.kind === 'boolean') {
+    const yes = { text: plain(cut(field.label, OPTION_TEXT_MAX)), value: 'true' };
+    element = { type: 'checkboxes', options: [yes], ...(text.includes('true') ? { initial_options: [yes] } : {}) };
+  } else if (kind.kind === 'choices') {
+    const initial = selected(kind.choices).map(option);
+    element = {
+      type: 'multi_static_select',
+      options: kind.choices.map(option),
+      ...(initial.length > 0 ? { initial_options: initial } : {}),
+    };
+  } else if (kind.kind === 'choice') {
+    const [initial] = selected(kind.choices).map(option);
+    element = {
+      type: 'static_select',
+      options: kind.choices.map(option),
+      ...(initial ? { initial_option: initial } : {}),
+    };
+  } else if (kind.kind === 'number') {
+    element = { type: 'number_input', is_decimal_allowed: !kind.integer, ...(single ? { initial_value: single } : {}) };
+  } else {
+    element = {
+      type: 'plain_text_input',
+      multiline: kind.kind === 'multiline' || kind.kind === 'json',
+      ...(single ? { initial_value: cut(single, TEXT_INPUT_MAX) } : {}),
+    };
+  }
+  return {
+    type: 'input',
+    block_id: `${FIELD_PREFIX}${field.name}`,
+    optional: !field.required || field.nullable,
+    label: plain(cut(field.label, 2000)),
+    ...(field.hint ? { hint: plain(cut(field.hint, 2000)) } : {}),
+    element: { ...element, action_id: INPUT_ACTION },
+  };
+}
+
+/** The modal that takes an answer's reason and the form's fields, as the response page does. */
+export function slackAnswerModal(question: SlackModalQuestion): object {
+  const blocks: object[] = [{ type: 'section', text: plain(cut(question.title, SECTION_MAX)) }];
+  if (question.body) blocks.push({ type: 'context', elements: [plain(cut(question.body, SECTION_MAX))] });
+  for (const { field, text } of question.fields) blocks.push(fieldInput(field, text));
+  if (question.allowText) {
+    blocks.push({
+      type: 'input',
+      block_id: TEXT_BLOCK,
+      optional: !question.requireText,
+      label: plain(question.requireText ? 'Reason (required)' : 'Comment (optional)'),
+      element: { type: 'plain_text_input', action_id: INPUT_ACTION, multiline: true, max_length: TEXT_INPUT_MAX },
+    });
+  }
+  return {
+    type: 'modal',
+    callback_id: ANSWER_MODAL,
+    private_metadata: question.privateMetadata,
+    title: plain(cut('Your answer', MODAL_TITLE_MAX)),
+    submit: plain(cut(question.choice, MODAL_TITLE_MAX)),
+    close: plain('Cancel'),
+    blocks,
+  };
 }

@@ -1,6 +1,6 @@
 import { LogLevel, SocketModeClient } from '@slack/socket-mode';
 import type { FetchFunction } from '@slack/web-api';
-import { receiveInteraction } from '../actions/slack.js';
+import { type ReceivedInteraction, receiveInteraction } from '../actions/slack.js';
 import type { ServiceContext } from '../context.js';
 import type { Logger } from '../logger.js';
 
@@ -39,7 +39,13 @@ export class SlackSocket {
     this.client.on(
       'interactive',
       async ({ body, ack }: { body: unknown; ack: (response?: object) => Promise<void> }) => {
-        const { response, after } = receiveInteraction(this.services, body);
+        let received: ReceivedInteraction = {};
+        try {
+          received = await receiveInteraction(this.services, body);
+        } catch (error) {
+          logger.error({ err: error }, 'a Slack interaction could not be handled');
+        }
+        const { response, after } = received;
         try {
           await ack(response);
         } catch (error) {

@@ -84,6 +84,19 @@ export interface SlackStandin {
     userId: string,
     signing?: { secret?: string; timestamp?: number; signature?: string },
   ): Promise<Response>;
+  /** The views the service opened (views.open), newest last. */
+  openedViews(): Array<Record<string, any>>;
+  /**
+   * Submits a modal as `userId` with these inputs' states (by block id, the
+   * state of its one input as Slack sends it); the service's answer is the
+   * acknowledgement's body (`response_action`), or empty.
+   */
+  submitView(
+    serviceUrl: string,
+    view: Record<string, any>,
+    userId: string,
+    states: Record<string, Record<string, unknown>>,
+  ): Promise<{ status: number; body: any }>;
   /** Posts any body as Slack would, signed (or with the given signature). */
   postSigned(
     serviceUrl: string,
@@ -257,6 +270,26 @@ export async function startSlackStandin(
       return postSigned(serviceUrl, `payload=${encodeURIComponent(JSON.stringify(payload))}`, signing);
     },
     blockActions,
+    openedViews: () => calls.filter((c) => c.method === 'views.open').map((c) => parseMaybe(c.args.view)),
+    async submitView(serviceUrl, view, userId, states) {
+      const values: Record<string, Record<string, unknown>> = {};
+      for (const block of view.blocks as Array<Record<string, any>>) {
+        if (block.type !== 'input') continue;
+        const state = states[block.block_id] ?? { value: null };
+        values[block.block_id] = { [block.element.action_id]: { type: block.element.type, ...state } };
+      }
+      const payload = {
+        type: 'view_submission',
+        team: { id: 'T0STANDIN', domain: 'standin' },
+        user: { id: userId, username: userId, team_id: 'T0STANDIN' },
+        api_app_id: 'A0STANDIN',
+        trigger_id: `${++counter}.trigger`,
+        view: { id: `V${counter}`, team_id: 'T0STANDIN', ...view, state: { values }, hash: `${counter}.hash` },
+      };
+      const response = await postSigned(serviceUrl, `payload=${encodeURIComponent(JSON.stringify(payload))}`);
+      const text = await response.text();
+      return { status: response.status, body: text === '' ? null : JSON.parse(text) };
+    },
     appToken,
     openSockets: () => [...sockets].filter((socket) => socket.readyState === socket.OPEN).length,
     sendEnvelope(payload, timeoutMs = 5000) {

@@ -60,7 +60,7 @@ export const slackInteractionsRoute: FastifyPluginAsync = async (app) => {
     if (payload === undefined || unsafe || typeof payload !== 'object' || payload === null)
       throw new ApiError('invalid_request', 'The body is not a Slack interaction (payload=<JSON>).');
 
-    const { response, after } = receiveInteraction(services, payload);
+    const { response, after } = await receiveInteraction(services, payload);
     // Acknowledged now; the answer (and any message to the clicker) follows.
     after?.().catch((error) => logger.error({ err: error }, 'a Slack interaction could not be handled'));
     return response ? reply.code(200).send(response) : reply.code(200).send();

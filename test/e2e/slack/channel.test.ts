@@ -173,8 +173,10 @@ describe('notify.slack', () => {
     // The retry waited out Retry-After (1 s), longer than the schedule's first gap (200 ms).
     expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(1000);
     expect(slack.messages.filter((m) => m.text.includes(pause.title))).toHaveLength(1);
-    const read = await readPause(pause.id);
-    expect(read.notifications[0]).toMatchObject({ status: 'sent', attempts: 2 });
+    // Settled once the post's answer is recorded, just after the stand-in saw it.
+    await eventually(async () =>
+      expect((await readPause(pause.id)).notifications[0]).toMatchObject({ status: 'sent', attempts: 2 }),
+    );
   });
 
   it('is suppressed in test mode, with the blocks kept; a live pause needs the Slack app configured', async () => {
