@@ -20,6 +20,7 @@ import { newId } from '../domain/ids.js';
 import {
   DEFAULT_EXPIRY_SECONDS,
   DEFAULT_OPTIONS,
+  DELIVERY_CHANNELS,
   MAX_BODY_LENGTH,
   MAX_EXPIRY_SECONDS,
   MAX_METADATA_BYTES,
@@ -50,13 +51,7 @@ import { insertReviewers } from '../store/reviewers.js';
 import type { Database } from '../store/schema.js';
 import { consumeLivePause } from '../store/usage.js';
 import { type NotifyRequest, planNotifications, planReviewerEmails } from './plan-notifications.js';
-import {
-  DELIVERY_CHANNELS,
-  planReviewers,
-  type ReviewerFields,
-  reviewerProblems,
-  type Unchecked,
-} from './plan-reviewers.js';
+import { planReviewers, type ReviewerFields, reviewerProblems, type Unchecked } from './plan-reviewers.js';
 import { type PresentedPause, presentPause, responseUrl } from './present-pause.js';
 import { Timestamp } from './schema-types.js';
 
@@ -355,7 +350,7 @@ export async function createPause(
         reviewerCount: reviewers.length,
         now: row.createdAt,
         askedBy,
-        deliver: request.deliver,
+        deliver: row.deliver ?? undefined,
       });
   const created = presentPause(services, row, { notifications, reviewers, url });
   const write = async (db: Kysely<Database>) => {

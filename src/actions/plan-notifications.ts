@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import { newId, newIds } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
-import type { Pause } from '../domain/pause.js';
+import type { DeliveryChannel, Pause } from '../domain/pause.js';
 import { reviewerToken } from '../domain/response-token.js';
 import { seal } from '../domain/sealed.js';
 import { ApiError } from '../errors.js';
@@ -9,7 +9,6 @@ import { maskUrl, renderEmail, renderSlack } from '../messages/render.js';
 import { type SlackMessage, slackQuestion } from '../messages/slack-blocks.js';
 import { checkOutboundUrl } from '../net/address-policy.js';
 import type { NotificationKind, NotificationsTable, ReviewersTable } from '../store/schema.js';
-import type { DeliveryChannel } from './plan-reviewers.js';
 
 // The notifications a pause asks for, rendered now and written with the
 // pause (or with the reminder or escalation that sends them). Live ones are

@@ -2,7 +2,7 @@ import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { normaliseEmail } from '../domain/email.js';
 import { newId } from '../domain/ids.js';
-import type { Escalation, Pause, PauseReviewerFields } from '../domain/pause.js';
+import type { DeliveryChannel, Escalation, Pause, PauseReviewerFields } from '../domain/pause.js';
 import { DEFAULT_REMIND_MAX } from '../domain/votes.js';
 import { ApiError, type FieldProblem } from '../errors.js';
 import type { ReviewersTable } from '../store/schema.js';
@@ -15,10 +15,6 @@ export interface ReviewerRequest {
   email: string;
   name?: string;
 }
-
-/** How reviewers may be sent the question. */
-export const DELIVERY_CHANNELS = ['email', 'slack'] as const;
-export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
 
 export interface ReviewerFields {
   reviewers?: ReviewerRequest[];
@@ -136,6 +132,7 @@ export function planReviewers(
     remindEvery: request.remind_every ?? null,
     remindMax: request.remind_every === undefined ? null : (request.remind_max ?? DEFAULT_REMIND_MAX),
     escalation,
+    deliver: request.deliver ?? null,
     remindAt: firstReminder !== null && firstReminder < pause.expiresAt ? firstReminder : null,
     remindersSent: request.remind_every === undefined ? null : 0,
     escalateAt: escalation ? at(escalation.after) : null,

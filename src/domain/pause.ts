@@ -66,6 +66,8 @@ export interface Pause {
   escalation: Escalation | null;
   /** The reviewer whose vote decided the pause. */
   respondedBy: string | null;
+  /** How reviewers are sent the question (reminders and escalation too); null: email. */
+  deliver: DeliveryChannel[] | null;
   /** Who answered from a channel's Slack buttons; absent or null otherwise. */
   respondedBySlack?: SlackResponder | null;
   /** When the next reminder falls due; null when none is left or the pause is decided. */
@@ -75,6 +77,10 @@ export interface Pause {
   escalateAt: string | null;
   escalatedAt: string | null;
 }
+
+/** How reviewers may be sent the question. */
+export const DELIVERY_CHANNELS = ['email', 'slack'] as const;
+export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
 
 /** A Slack user who answered a pause from its buttons in a channel. */
 export interface SlackResponder {
@@ -92,6 +98,7 @@ export type PauseReviewerFields = Pick<
   | 'remindMax'
   | 'escalation'
   | 'respondedBy'
+  | 'deliver'
   | 'remindAt'
   | 'remindersSent'
   | 'escalateAt'

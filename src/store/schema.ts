@@ -115,6 +115,8 @@ export interface PausesTable {
   responded_by: string | null;
   /** Who answered from a channel's Slack buttons (JSON `{slack_user_id, email, name}`); null otherwise. */
   responded_by_slack?: string | null;
+  /** How reviewers are sent the question (JSON array of channels); null: email. */
+  deliver?: string | null;
   /** When the next reminder falls due; null when none is left or the pause is decided. */
   remind_at: string | null;
   reminders_sent: number | null;

@@ -213,6 +213,33 @@ describe('reviewers in Slack', () => {
       });
   });
 
+  it('reminders and escalation go the same way: Slack direct messages', async () => {
+    const asked = title('Reminded question');
+    const pause = await createPause(service.url, dev.live, {
+      title: asked,
+      reviewers: [{ email: ANN.email }],
+      remind_every: 60,
+      escalate: { after: 120, reviewers: [{ email: BOB.email, name: 'Bob' }] },
+      expires_in: 3600,
+      deliver: ['slack'],
+    });
+    await dmOf(ANN, asked);
+    offsetMs += 61_000;
+    await eventually(() =>
+      expect(slack.messages.some((m) => m.text === `Reminder: decision needed: ${asked}`)).toBe(true),
+    );
+    offsetMs += 60_000;
+    const bob = await dmOf(BOB, asked);
+    expect(JSON.stringify(bob.blocks)).toContain('You are one of 2 reviewers; the first answer decides.');
+    expect(smtp.mails.filter((m) => m.raw.includes(asked))).toHaveLength(0);
+    // Signed at the service's time: its clock was moved on, and the signature's window follows it.
+    const signed = await slack.click(service.url, bob, 'approve', BOB.id, {
+      timestamp: Math.floor(clock.now().getTime() / 1000),
+    });
+    expect(signed.status).toBe(200);
+    await eventually(async () => expect((await readPause(pause.id)).status).toBe('responded'));
+  });
+
   it('deliver needs reviewers, and names only known channels', async () => {
     const without = await call(service.url, 'POST', '/v1/pause', {
       token: dev.live,
