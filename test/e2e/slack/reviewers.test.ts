@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/domain/clock.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
-import { createPause, eventually } from '../../helpers/pauses.js';
+import { createPause, eventsOf, eventually } from '../../helpers/pauses.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { type PostedMessage, type SlackStandin, startSlackStandin } from '../../helpers/slack-standin.js';
 import { type SmtpReceiver, startSmtpReceiver } from '../../helpers/smtp.js';
@@ -121,6 +121,36 @@ describe('reviewers in Slack', () => {
         expect(lastUpdate(message)).toContain('Votes:\\nAnn: approve\\nBob: approve');
       });
     }
+  });
+
+  it('two reviewers clicking at the same moment: one decides, the other is told, one outcome', async () => {
+    const asked = title('Race');
+    const pause = await createPause(service.url, dev.live, {
+      title: asked,
+      reviewers: [
+        { email: ANN.email, name: 'Ann' },
+        { email: BOB.email, name: 'Bob' },
+      ],
+      deliver: ['slack'],
+    });
+    const [ann, bob] = [await dmOf(ANN, asked), await dmOf(BOB, asked)];
+    const told = () => [...ephemeralsTo(ANN.id), ...ephemeralsTo(BOB.id)];
+    const before = told().length;
+    const clicks = await Promise.all([
+      slack.click(service.url, ann, 'approve', ANN.id),
+      slack.click(service.url, bob, 'reject', BOB.id),
+    ]);
+    expect(clicks.map((c) => c.status)).toEqual([200, 200]);
+    await eventually(() => {
+      const now = told().slice(before);
+      expect(now.filter((t) => t.startsWith('Recorded:') && t.includes('decided'))).toHaveLength(1);
+      expect(now.filter((t) => t.startsWith('This pause has already been answered.'))).toHaveLength(1);
+    });
+    const read = await readPause(pause.id);
+    expect(read.response.votes).toHaveLength(1);
+    expect(read.response.votes[0].choice).toBe(read.response.choice);
+    const events = await eventsOf(service, pause.id);
+    expect(events.filter((e) => e.type === 'pause.responded')).toHaveLength(1);
   });
 
   it('a veto decides at once', async () => {
