@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js';
 import { maskUrl, renderEmail, renderSlack } from '../messages/render.js';
 import { type SlackMessage, slackQuestion } from '../messages/slack-blocks.js';
 import { checkOutboundUrl } from '../net/address-policy.js';
+import { queuedColumns } from '../store/notifications.js';
 import type { NotificationKind, NotificationsTable, ReviewersTable } from '../store/schema.js';
 
 // The notifications a pause asks for, rendered now and written with the
@@ -66,7 +67,7 @@ export async function planNotifications(
     expiresAt: pause.expiresAt,
     responseUrl,
   };
-  const base = queueColumns(pause, pause.createdAt);
+  const base = queuedColumns(pause, pause.createdAt);
   const rows: NotificationsTable[] = [];
   if (emails.length > 0) {
     const email = renderEmail({ ...question, askedBy });
@@ -112,7 +113,7 @@ export async function planNotifications(
  * their email when it is sent). The blocks are kept as they will be posted.
  */
 function slackRow(
-  base: ReturnType<typeof queueColumns>,
+  base: ReturnType<typeof queuedColumns>,
   recipient: string,
   message: SlackMessage,
   reviewerId: string | null,
@@ -130,23 +131,6 @@ function slackRow(
     html_body: null,
     reviewer_id: reviewerId,
     kind,
-  };
-}
-
-/** The columns every new notification starts with: queued when live, kept as `suppressed` in test mode. */
-function queueColumns(pause: Pick<Pause, 'id' | 'developerId' | 'mode'>, now: string) {
-  const queued = pause.mode === 'live';
-  return {
-    pause_id: pause.id,
-    developer_id: pause.developerId,
-    status: queued ? ('pending' as const) : ('suppressed' as const),
-    attempts: 0,
-    next_attempt_at: queued ? now : null,
-    last_status_code: null,
-    last_error: null,
-    created_at: now,
-    updated_at: now,
-    completed_at: null,
   };
 }
 
@@ -185,7 +169,7 @@ export function planReviewerEmails(
 ): NotificationsTable[] {
   if (reviewers.length === 0) return [];
   const deliver = input.deliver ?? ['email'];
-  const base = queueColumns(pause, input.now);
+  const base = queuedColumns(pause, input.now);
   const slack = deliver.includes('slack')
     ? reviewers.map((reviewer) =>
         slackRow(

@@ -7,6 +7,23 @@ import { announceWorkQueued } from './wake-ups.js';
 
 // Human notifications of a pause: written with it, sent by the outbox worker.
 
+/** The columns every new notification starts with: queued when live, kept as `suppressed` in test mode. */
+export function queuedColumns(pause: Pick<Pause, 'id' | 'developerId' | 'mode'>, now: string) {
+  const queued = pause.mode === 'live';
+  return {
+    pause_id: pause.id,
+    developer_id: pause.developerId,
+    status: queued ? ('pending' as const) : ('suppressed' as const),
+    attempts: 0,
+    next_attempt_at: queued ? now : null,
+    last_status_code: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+  };
+}
+
 /** The notifications of a new pause, in the transaction that creates it. */
 export async function insertNotifications(
   store: Store,

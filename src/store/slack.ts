@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newIds } from '../domain/ids.js';
+import { queuedColumns } from './notifications.js';
 import type { Database, NotificationsTable } from './schema.js';
 import type { Store } from './store.js';
 import { announceWorkQueued } from './wake-ups.js';
@@ -36,11 +37,11 @@ export async function queueSlackUpdates(
   if (messages.length === 0) return;
   const ids = newIds('ntf', messages.length);
   const rows: NotificationsTable[] = messages.map((message, index) => {
-    const queued = message.status !== 'suppressed';
+    // Live unless the message was a test pause's, kept as `suppressed`.
+    const mode = message.status === 'suppressed' ? 'test' : 'live';
     return {
+      ...queuedColumns({ id: message.pause_id, developerId: message.developer_id, mode }, now),
       id: ids[index] as string,
-      pause_id: message.pause_id,
-      developer_id: message.developer_id,
       channel: 'slack',
       recipient: message.recipient,
       target_sealed: null,
@@ -50,14 +51,6 @@ export async function queueSlackUpdates(
       reviewer_id: message.reviewer_id,
       kind: 'update',
       updates_id: message.id,
-      status: queued ? 'pending' : 'suppressed',
-      attempts: 0,
-      next_attempt_at: queued ? now : null,
-      last_status_code: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-      completed_at: null,
     };
   });
   await trx.insertInto('notifications').values(rows).execute();

@@ -23,6 +23,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { eventually } from './pauses.js';
 
 export interface SlackCall {
   method: string;
@@ -84,6 +85,12 @@ export interface SlackStandin {
     userId: string,
     signing?: { secret?: string; timestamp?: number; signature?: string },
   ): Promise<Response>;
+  /** The settings that point a service at this stand-in, in HTTP mode or Socket Mode. */
+  env(mode: 'http' | 'socket'): Record<string, string>;
+  /** The texts of the messages only `user` saw (chat.postEphemeral), oldest first. */
+  ephemeralsTo(user: string): string[];
+  /** The message whose text names `title`, once the service has posted it. */
+  messageAbout(title: string): Promise<PostedMessage>;
   /** The views the service opened (views.open), newest last. */
   openedViews(): Array<Record<string, any>>;
   /**
@@ -270,6 +277,23 @@ export async function startSlackStandin(
       return postSigned(serviceUrl, `payload=${encodeURIComponent(JSON.stringify(payload))}`, signing);
     },
     blockActions,
+    env: (mode) => ({
+      SLACK_BOT_TOKEN: botToken,
+      ...(mode === 'http' ? { SLACK_SIGNING_SECRET: signingSecret } : { SLACK_APP_TOKEN: appToken }),
+      SLACK_API_URL: `http://localhost:${port}/api/`,
+      // The stand-in is on this machine: exempt loopback from the public-address rule.
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+    }),
+    ephemeralsTo: (user) =>
+      calls.filter((c) => c.method === 'chat.postEphemeral' && c.args.user === user).map((c) => String(c.args.text)),
+    async messageAbout(title) {
+      let found: PostedMessage | undefined;
+      await eventually(() => {
+        found = messages.find((m) => m.text.includes(title));
+        if (!found) throw new Error(`no message about ${title} was posted`);
+      });
+      return found as PostedMessage;
+    },
     openedViews: () => calls.filter((c) => c.method === 'views.open').map((c) => parseMaybe(c.args.view)),
     async submitView(serviceUrl, view, userId, states) {
       const values: Record<string, Record<string, unknown>> = {};

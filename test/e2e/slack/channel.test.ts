@@ -20,13 +20,7 @@ beforeAll(async () => {
   slack.addUser({ id: 'U0ANN', email: 'ann@example.com', name: 'Ann Example' });
   slack.addUser({ id: 'U0BOB', email: 'bob@example.com', name: 'Bob Example' });
   service = await startTestService({
-    env: {
-      SLACK_BOT_TOKEN: slack.botToken,
-      SLACK_SIGNING_SECRET: slack.signingSecret,
-      SLACK_API_URL: slack.apiUrl,
-      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-      WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','),
-    },
+    env: { ...slack.env('http'), WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(',') },
   });
   dev = await registerAccount(service.url);
 });
@@ -47,19 +41,10 @@ async function postedQuestion(body: Record<string, unknown> = {}) {
     notify: { slack: { channel: CHANNEL } },
     ...body,
   });
-  let message: SlackStandin['messages'][number] | undefined;
-  await eventually(() => {
-    message = slack.messages.find((m) => m.text.includes(pause.title));
-    expect(message).toBeDefined();
-  });
-  return { pause, message: message! };
+  return { pause, message: await slack.messageAbout(pause.title) };
 }
 
-const ephemeralsTo = (user: string) =>
-  slack
-    .callsOf('chat.postEphemeral')
-    .filter((c) => c.args.user === user)
-    .map((c) => String(c.args.text));
+const ephemeralsTo = (user: string) => slack.ephemeralsTo(user);
 
 describe('notify.slack', () => {
   it('posts the question with one button per option, with the bot token, as Block Kit', async () => {

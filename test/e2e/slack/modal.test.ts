@@ -18,12 +18,7 @@ beforeAll(async () => {
   slack = await startSlackStandin();
   slack.addUser({ id: 'U0ANN', email: 'ann@example.com', name: 'Ann Example' });
   service = await startTestService({
-    env: {
-      SLACK_BOT_TOKEN: slack.botToken,
-      SLACK_SIGNING_SECRET: slack.signingSecret,
-      SLACK_API_URL: slack.apiUrl,
-      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-    },
+    env: slack.env('http'),
   });
   dev = await registerAccount(service.url);
 });
@@ -40,12 +35,7 @@ async function posted(body: Record<string, unknown>): Promise<[any, PostedMessag
     notify: { slack: { channel: CHANNEL } },
     ...body,
   });
-  let message: PostedMessage | undefined;
-  await eventually(() => {
-    message = slack.messages.find((m) => m.text.includes(title));
-    expect(message).toBeDefined();
-  });
-  return [pause, message!];
+  return [pause, await slack.messageAbout(title)];
 }
 
 async function modalFor(message: PostedMessage, choice: string): Promise<Record<string, any>> {

@@ -30,12 +30,9 @@ beforeAll(async () => {
   service = await startTestService({
     clock,
     env: {
-      SLACK_BOT_TOKEN: slack.botToken,
-      SLACK_SIGNING_SECRET: slack.signingSecret,
-      SLACK_API_URL: slack.apiUrl,
+      ...slack.env('http'),
       SMTP_URL: smtp.url,
       EMAIL_FROM: 'pausepoint <approvals@example.com>',
-      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
       WEBHOOK_RETRY_SCHEDULE_MS: '200,400,600',
     },
   });
@@ -48,11 +45,7 @@ afterAll(async () => {
 });
 
 const readPause = async (id: string) => (await call(service.url, 'GET', `/v1/pause/${id}`, { token: dev.live })).body;
-const ephemeralsTo = (user: string) =>
-  slack
-    .callsOf('chat.postEphemeral')
-    .filter((c) => c.args.user === user)
-    .map((c) => String(c.args.text));
+const ephemeralsTo = (user: string) => slack.ephemeralsTo(user);
 
 /** The direct message a reviewer was sent about this pause. */
 async function dmOf(user: { id: string }, title: string): Promise<PostedMessage> {

@@ -14,13 +14,7 @@ import { type PostedMessage, type SlackStandin, startSlackStandin } from '../../
 const CHANNEL = 'C0SOCKET01';
 let slack: SlackStandin;
 
-const slackEnv = () => ({
-  SLACK_BOT_TOKEN: slack.botToken,
-  SLACK_APP_TOKEN: slack.appToken,
-  SLACK_API_URL: slack.apiUrl,
-  WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-  WEBHOOK_RETRY_SCHEDULE_MS: '200,400,600',
-});
+const slackEnv = () => ({ ...slack.env('socket'), WEBHOOK_RETRY_SCHEDULE_MS: '200,400,600' });
 
 beforeAll(async () => {
   slack = await startSlackStandin();
@@ -34,21 +28,12 @@ afterAll(async () => {
 async function posted(service: TestService, key: string, body: Record<string, unknown>): Promise<[any, PostedMessage]> {
   const title = `Socket ${Math.random().toString(36).slice(2, 8)}`;
   const pause = await createPause(service.url, key, { title, options: ['approve', 'reject'], ...body });
-  let message: PostedMessage | undefined;
-  await eventually(() => {
-    message = slack.messages.find((m) => m.text.includes(title));
-    expect(message).toBeDefined();
-  });
-  return [pause, message!];
+  return [pause, await slack.messageAbout(title)];
 }
 
 const readPause = async (service: TestService, key: string, id: string) =>
   (await call(service.url, 'GET', `/v1/pause/${id}`, { token: key })).body;
-const ephemeralsTo = (user: string) =>
-  slack
-    .callsOf('chat.postEphemeral')
-    .filter((c) => c.args.user === user)
-    .map((c) => String(c.args.text));
+const ephemeralsTo = (user: string) => slack.ephemeralsTo(user);
 
 describe('one instance', () => {
   let service: TestService;
