@@ -74,7 +74,7 @@ export async function startService(
       wakeUpListener,
       outbound,
       mailer: createMailer(config),
-      slack: config.slack && createSlackApp(config.slack, outbound, config.outboundTimeoutMs),
+      slack: config.slack && createSlackApp(config.slack, outbound, config.outboundTimeoutMs, logger),
       searchSlots: new Slots(config.searchConcurrency),
       publicBaseUrl: config.publicBaseUrl ?? `http://${hostForUrl(config.host)}:${config.port}`,
     };

@@ -7,6 +7,7 @@ import {
   WebClient,
 } from '@slack/web-api';
 import type { SlackConfig } from '../config.js';
+import type { Logger } from '../logger.js';
 import type { SafeClient } from '../net/safe-client.js';
 import type { SlackMessage } from './slack-blocks.js';
 
@@ -37,14 +38,14 @@ export interface SlackApp {
   openView(triggerId: string, view: object): Promise<SlackResult<null>>;
 }
 
-export function createSlackApp(config: SlackConfig, outbound: SafeClient, timeoutMs: number): SlackApp {
+export function createSlackApp(config: SlackConfig, outbound: SafeClient, timeoutMs: number, logger: Logger): SlackApp {
   const client = new WebClient(config.botToken, {
     slackApiUrl: config.apiUrl,
     fetch: outbound.fetch as unknown as FetchFunction,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: timeoutMs,
-    logLevel: LogLevel.ERROR,
+    logger: slackLogger(logger, 'Slack Web API'),
     allowAbsoluteUrls: false,
   });
   const call = async <T>(work: () => Promise<T>): Promise<SlackResult<T>> => {
@@ -89,6 +90,20 @@ export function createSlackApp(config: SlackConfig, outbound: SafeClient, timeou
         await client.views.open({ trigger_id: triggerId, view: view as never });
         return null;
       }),
+  };
+}
+
+/** The Slack clients' own log lines (warnings and errors; they carry no token), in the service's log. */
+export function slackLogger(logger: Logger, source: string) {
+  const line = (parts: unknown[]) => ({ slack: parts.map(String).join(' ') });
+  return {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (...parts: unknown[]) => logger.warn(line(parts), source),
+    error: (...parts: unknown[]) => logger.warn(line(parts), source),
+    setLevel: () => undefined,
+    getLevel: () => LogLevel.WARN,
+    setName: () => undefined,
   };
 }
 

@@ -1,8 +1,8 @@
-import { LogLevel, SocketModeClient } from '@slack/socket-mode';
+import { SocketModeClient } from '@slack/socket-mode';
 import type { FetchFunction } from '@slack/web-api';
 import { type ReceivedInteraction, receiveInteraction } from '../actions/slack.js';
 import type { ServiceContext } from '../context.js';
-import type { Logger } from '../logger.js';
+import { slackLogger } from '../messages/slack-app.js';
 
 // Socket Mode (SLACK_APP_TOKEN): the service dials out to Slack and hears the
 // buttons over a WebSocket, so it needs no public URL. The official client
@@ -32,7 +32,7 @@ export class SlackSocket {
     const { logger, outbound } = services;
     this.client = new SocketModeClient({
       appToken,
-      logger: slackLogger(logger),
+      logger: slackLogger(logger, 'Slack Socket Mode'),
       clientOptions: { slackApiUrl: apiUrl, fetch: outbound.fetch as unknown as FetchFunction },
       dispatcher: outbound.socketDispatcher,
     });
@@ -76,18 +76,4 @@ export class SlackSocket {
     clearTimeout(this.retry);
     await this.client.disconnect().catch(() => undefined);
   }
-}
-
-/** The Slack client's log lines, in ours (what it says carries no token). */
-function slackLogger(logger: Logger) {
-  const line = (parts: unknown[]) => ({ slack: parts.map(String).join(' ') });
-  return {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (...parts: unknown[]) => logger.warn(line(parts), 'Slack Socket Mode'),
-    error: (...parts: unknown[]) => logger.warn(line(parts), 'Slack Socket Mode'),
-    setLevel: () => undefined,
-    getLevel: () => LogLevel.WARN,
-    setName: () => undefined,
-  };
 }

@@ -184,6 +184,31 @@ describe('notify.slack', () => {
   });
 });
 
+describe('Slack unreachable', () => {
+  it('retries on the schedule, then marks the message failed, in the timeline too', async () => {
+    const gone = await startSlackStandin();
+    const env = { ...gone.env('http'), WEBHOOK_RETRY_SCHEDULE_MS: '100,100' };
+    await gone.close(); // nothing listens at its address any more
+    const cut = await startTestService({ env });
+    try {
+      const account = await registerAccount(cut.url);
+      const pause = await createPause(cut.url, account.live, {
+        title: 'Nobody hears this',
+        notify: { slack: { channel: CHANNEL } },
+      });
+      await eventually(async () => {
+        const read = (await call(cut.url, 'GET', `/v1/pause/${pause.id}`, { token: account.live })).body;
+        expect(read.notifications[0]).toMatchObject({ channel: 'slack', status: 'failed', attempts: 3 });
+        expect(read.notifications[0].last_error).toBeTruthy();
+      });
+      const timeline = (await call(cut.url, 'GET', `/v1/pause/${pause.id}/timeline`, { token: account.live })).body;
+      expect(timeline.data.map((e: any) => e.type)).toContain('notification_failed');
+    } finally {
+      await cut.destroy();
+    }
+  });
+});
+
 describe('without the Slack app', () => {
   it('a live notify.slack is 400 channel_unavailable, and /slack/interactions is 404', async () => {
     const plain = await startTestService();
