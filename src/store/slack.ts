@@ -17,12 +17,13 @@ const appMessages = (db: Kysely<Database>, pauseIds: readonly string[]) =>
     .where('pause_id', 'in', pauseIds)
     .where('channel', '=', 'slack')
     .where('target_sealed', 'is', null)
-    .where('kind', '!=', 'update');
+    .where('kind', '!=', 'update')
+    // A test pause's messages were never posted: there is nothing to update.
+    .where('status', '!=', 'suppressed');
 
 /**
  * Queues an update of every Slack app message about these pauses, in the
- * transaction that closes them; a test pause's are kept as `suppressed`,
- * as its messages were.
+ * transaction that closes them.
  */
 export async function queueSlackUpdates(
   store: Store,
@@ -32,15 +33,13 @@ export async function queueSlackUpdates(
 ): Promise<void> {
   if (pauseIds.length === 0) return;
   const messages = await appMessages(trx, pauseIds)
-    .select(['id', 'pause_id', 'developer_id', 'recipient', 'reviewer_id', 'status'])
+    .select(['id', 'pause_id', 'developer_id', 'recipient', 'reviewer_id'])
     .execute();
   if (messages.length === 0) return;
   const ids = newIds('ntf', messages.length);
   const rows: NotificationsTable[] = messages.map((message, index) => {
-    // Live unless the message was a test pause's, kept as `suppressed`.
-    const mode = message.status === 'suppressed' ? 'test' : 'live';
     return {
-      ...queuedColumns({ id: message.pause_id, developerId: message.developer_id, mode }, now),
+      ...queuedColumns({ id: message.pause_id, developerId: message.developer_id, mode: 'live' }, now),
       id: ids[index] as string,
       channel: 'slack',
       recipient: message.recipient,
@@ -54,7 +53,7 @@ export async function queueSlackUpdates(
     };
   });
   await trx.insertInto('notifications').values(rows).execute();
-  if (rows.some((row) => row.status === 'pending')) await announceWorkQueued(store, trx);
+  await announceWorkQueued(store, trx);
 }
 
 /** Where a Slack app message went, once posted: what its update needs. */

@@ -175,6 +175,10 @@ describe('notify.slack', () => {
     });
     expect(shown.status).toBe(200);
     expect(JSON.stringify(shown.body)).toContain('Test mode question');
+    // Closing it updates nothing: nothing was posted.
+    expect((await call(service.url, 'DELETE', `/v1/pause/${test.id}`, { token: dev.test })).status).toBe(200);
+    const closed = await call(service.url, 'GET', `/v1/pause/${test.id}`, { token: dev.test });
+    expect(closed.body.notifications).toHaveLength(1);
     const bad = await call(service.url, 'POST', '/v1/pause', {
       token: dev.live,
       body: { title: 'x', notify: { slack: { channel: '#general' } } },
