@@ -11,7 +11,7 @@ import {
 } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
-import { answerProblems, answerValues, type Pause } from '../domain/pause.js';
+import { answerProblems, answerValues, type Pause, type SlackResponder } from '../domain/pause.js';
 import type { FieldProblem } from '../domain/problems.js';
 import { decides } from '../domain/votes.js';
 import { decodeEventSource, decodePause } from './decode.js';
@@ -200,7 +200,20 @@ export async function respondToPause(store: Store, input: Answer): Promise<Trans
     if (!row) return null;
     const pause = decodeEventSource(row);
     const { has_webhooks: webhooks, has_slack: slack } = row;
-    await recordEvents(store, 'pause.responded', [pause], input.now, trx, undefined, Boolean(webhooks), Boolean(slack));
+    // An answer from a channel's Slack buttons names who gave it.
+    const slackAnswer = input.respondedBySlack
+      ? { responded_by: JSON.parse(input.respondedBySlack) as SlackResponder }
+      : undefined;
+    await recordEvents(
+      store,
+      'pause.responded',
+      [pause],
+      input.now,
+      trx,
+      (source) => eventPayload('pause.responded', source, input.now, slackAnswer),
+      Boolean(webhooks),
+      Boolean(slack),
+    );
     return { pause };
   });
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseWebhookEvent, signWebhookPayload } from '../../../sdk/src/webhooks.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
-import { createPause, eventually } from '../../helpers/pauses.js';
+import { createPause, eventsOf, eventually } from '../../helpers/pauses.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { type SlackStandin, startSlackStandin } from '../../helpers/slack-standin.js';
 
@@ -84,6 +85,17 @@ describe('notify.slack', () => {
       });
     });
     await eventually(() => expect(ephemeralsTo('U0ANN')).toContain('Recorded: approve. The question is decided.'));
+    // Its pause.responded event names the Slack user too.
+    const [event] = (await eventsOf(service, pause.id)).filter((e) => e.type === 'pause.responded');
+    expect(JSON.parse(event!.payload).data.responded_by).toEqual({
+      slack_user_id: 'U0ANN',
+      email: 'ann@example.com',
+      name: 'Ann Example',
+    });
+    // The SDK's webhook check takes it (as a receiver would, signed).
+    const secret = 'whsec_test_slack';
+    const parsed = await parseWebhookEvent(event!.payload, await signWebhookPayload(event!.payload, secret), secret);
+    expect(parsed.event === 'pause.responded' && parsed.data.responded_by).toMatchObject({ slack_user_id: 'U0ANN' });
     // A second click (anyone's) records nothing: the page's rule, said to the clicker alone.
     const again = await slack.click(service.url, message, 'reject', 'U0BOB');
     expect(again.status).toBe(200);
