@@ -29,6 +29,7 @@ import { notificationRoutes } from './routes/pauses/notifications.js';
 import { readPauseRoutes } from './routes/pauses/read.js';
 import { timelineRoute } from './routes/pauses/timeline.js';
 import { respondRoutes } from './routes/respond/respond.js';
+import { slackInteractionsRoute } from './routes/slack/interactions.js';
 import { deliveryRoutes } from './routes/webhooks/deliveries.js';
 import { webhookRoutes } from './routes/webhooks/webhooks.js';
 import { installApiReference } from './web/api-reference.js';
@@ -111,6 +112,7 @@ export async function buildApp(services: ServiceContext): Promise<FastifyInstanc
 
   installMetrics(app);
   await app.register(healthRoute);
+  await app.register(slackInteractionsRoute);
   await app.register(responsePage);
   await app.register(consoleApp, { prefix: '/console' });
   await app.register(inboxApp, { prefix: '/inbox' });

@@ -30,6 +30,8 @@ export interface Config {
   smtpTls: 'on' | 'off';
   emailFrom: string | undefined;
   paymentWebhookSecret: string | undefined;
+  /** The Slack app (docs/slack.md); undefined when SLACK_BOT_TOKEN is unset. */
+  slack: SlackConfig | undefined;
   /** Live pauses per calendar month (UTC) by plan name; null means unlimited. */
   planQuotas: Map<string, number | null>;
   /** Gaps between attempts of webhook deliveries and notifications (WEBHOOK_RETRY_SCHEDULE_MS). */
@@ -65,6 +67,16 @@ export interface Config {
   queuePollMs: number;
   /** On shutdown, how long in-flight requests may take before the remaining connections are cut. */
   shutdownGraceMs: number;
+}
+
+export interface SlackConfig {
+  botToken: string;
+  /** Socket Mode (SLACK_APP_TOKEN): the service dials out; the default when set. */
+  appToken: string | undefined;
+  /** HTTP mode (SLACK_SIGNING_SECRET): Slack posts interactions to /slack/interactions. */
+  signingSecret: string | undefined;
+  /** The Web API's base, ending in `/`. */
+  apiUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -113,6 +125,19 @@ export const SETTINGS = {
   },
   EMAIL_FROM: {
     doc: 'Sender of notification emails, e.g. `pausepoint <approvals@example.com>`; required with `SMTP_URL`.',
+  },
+  SLACK_BOT_TOKEN: {
+    doc: "The Slack app's bot token (`xoxb-…`): questions are posted, and answered, in Slack. Needs `SLACK_APP_TOKEN` or `SLACK_SIGNING_SECRET`. See [Slack](slack.md).",
+  },
+  SLACK_APP_TOKEN: {
+    doc: 'An app-level token (`xapp-…`, scope `connections:write`): Socket Mode, the service dials out to Slack, so it needs no public URL. Used whenever set.',
+  },
+  SLACK_SIGNING_SECRET: {
+    doc: "The Slack app's signing secret: HTTP mode, Slack posts interactions to `PUBLIC_BASE_URL/slack/interactions`, checked by their `v0` signature within 5 minutes.",
+  },
+  SLACK_API_URL: {
+    default: 'https://slack.com/api/',
+    doc: 'Where the Slack Web API is; `http://` only for a server on this machine (tests, a stand-in).',
   },
   PAYMENT_WEBHOOK_SECRET: { doc: "Secret that signs the payment provider's `Payment-Signature` header." },
   PLAN_QUOTAS: {
@@ -259,6 +284,12 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('OUTBOX_LEASE_MS', `must be greater than OUTBOUND_TIMEOUT_MS (${outboundTimeoutMs})`);
   }
 
+  const slack = parseSlack(read('SLACK_BOT_TOKEN'), read('SLACK_APP_TOKEN'), read('SLACK_SIGNING_SECRET'));
+  const slackApiUrl = parseUrl('SLACK_API_URL', value('SLACK_API_URL'), ['https:', 'http:']);
+  if (slackApiUrl.protocol === 'http:' && !isLoopback(slackApiUrl.hostname)) {
+    throw new ConfigError('SLACK_API_URL', 'http:// is only for a server on this machine (localhost, 127.0.0.1, ::1)');
+  }
+
   return {
     port,
     host,
@@ -269,6 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpTls,
     emailFrom,
     paymentWebhookSecret: read('PAYMENT_WEBHOOK_SECRET'),
+    slack: slack && { ...slack, apiUrl: slackApiUrl.href.endsWith('/') ? slackApiUrl.href : `${slackApiUrl.href}/` },
     planQuotas: parsePlanQuotas(value('PLAN_QUOTAS')),
     retryScheduleMs: parseRetrySchedule(value('WEBHOOK_RETRY_SCHEDULE_MS')),
     webhookAllowedNetworks: parseNetworks(value('WEBHOOK_ALLOWED_NETWORKS')),
@@ -299,6 +331,27 @@ export function loadConfig(env: Env = process.env): Config {
     queuePollMs: parseInteger('QUEUE_POLL_MS', value('QUEUE_POLL_MS'), 100, 3_600_000),
     shutdownGraceMs: parseInteger('SHUTDOWN_GRACE_MS', value('SHUTDOWN_GRACE_MS'), 0, 600_000),
   };
+}
+
+function parseSlack(
+  botToken: string | undefined,
+  appToken: string | undefined,
+  signingSecret: string | undefined,
+): Omit<SlackConfig, 'apiUrl'> | undefined {
+  if (botToken === undefined) {
+    if (appToken !== undefined) throw new ConfigError('SLACK_APP_TOKEN', 'needs SLACK_BOT_TOKEN');
+    if (signingSecret !== undefined) throw new ConfigError('SLACK_SIGNING_SECRET', 'needs SLACK_BOT_TOKEN');
+    return undefined;
+  }
+  if (!botToken.startsWith('xoxb-')) throw new ConfigError('SLACK_BOT_TOKEN', 'must be a bot token (xoxb-…)');
+  if (appToken !== undefined && !appToken.startsWith('xapp-'))
+    throw new ConfigError('SLACK_APP_TOKEN', 'must be an app-level token (xapp-…)');
+  if (appToken === undefined && signingSecret === undefined)
+    throw new ConfigError(
+      'SLACK_BOT_TOKEN',
+      'needs SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode) to hear the buttons',
+    );
+  return { botToken, appToken, signingSecret };
 }
 
 function parseInteger(name: string, raw: string, min: number, max: number): number {

@@ -3,6 +3,7 @@ import type { Clock } from './domain/clock.js';
 import type { Slots } from './domain/slots.js';
 import type { Logger } from './logger.js';
 import type { Mailer } from './messages/mailer.js';
+import type { SlackApp } from './messages/slack-app.js';
 import type { Metrics } from './metrics.js';
 import type { SafeClient } from './net/safe-client.js';
 import type { ServiceKeys } from './secrets.js';
@@ -25,6 +26,8 @@ export interface ServiceContext {
   wakeUpListener: WakeUpListener;
   /** Email through SMTP; undefined when SMTP_URL and EMAIL_FROM are not set. */
   mailer: Mailer | undefined;
+  /** The Slack app's Web API calls; undefined when SLACK_BOT_TOKEN is not set. */
+  slack: SlackApp | undefined;
   /** The one SSRF-safe client for every outbound request. */
   outbound: SafeClient;
   metrics: Metrics;

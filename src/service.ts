@@ -6,11 +6,13 @@ import { type Clock, systemClock } from './domain/clock.js';
 import { Slots } from './domain/slots.js';
 import type { Logger } from './logger.js';
 import { createMailer } from './messages/mailer.js';
+import { createSlackApp } from './messages/slack-app.js';
 import { Metrics } from './metrics.js';
 import { createSafeClient } from './net/safe-client.js';
 import { deriveServiceKeys, resolveMasterSecret } from './secrets.js';
 import { PauseWaiters, WakeUpListener } from './signals.js';
 import { migrateToLatest, openStore, type Store } from './store/store.js';
+import { SlackSocket } from './worker/slack-socket.js';
 import { Worker } from './worker/worker.js';
 
 const USER_AGENT = 'pausepoint-webhooks/1';
@@ -55,6 +57,12 @@ export async function startService(
     await wakeUpListener.start();
     const waiters = new PauseWaiters(store, logger);
     const clock = options.clock ?? systemClock;
+    const outbound = createSafeClient({
+      allowedNetworks: config.webhookAllowedNetworks,
+      userAgent: USER_AGENT,
+      timeoutMs: config.outboundTimeoutMs,
+      ca: options.outboundCa,
+    });
     const services: ServiceContext = {
       config,
       store,
@@ -64,13 +72,9 @@ export async function startService(
       logger,
       waiters,
       wakeUpListener,
-      outbound: createSafeClient({
-        allowedNetworks: config.webhookAllowedNetworks,
-        userAgent: USER_AGENT,
-        timeoutMs: config.outboundTimeoutMs,
-        ca: options.outboundCa,
-      }),
+      outbound,
       mailer: createMailer(config),
+      slack: config.slack && createSlackApp(config.slack, outbound, config.outboundTimeoutMs, logger),
       searchSlots: new Slots(config.searchConcurrency),
       publicBaseUrl: config.publicBaseUrl ?? `http://${hostForUrl(config.host)}:${config.port}`,
     };
@@ -88,6 +92,12 @@ export async function startService(
     }
 
     worker?.start();
+    // Socket Mode hears the buttons where the background work runs.
+    const slackSocket =
+      config.slack?.appToken && config.role !== 'api'
+        ? new SlackSocket(services, config.slack.appToken, config.slack.apiUrl)
+        : undefined;
+    slackSocket?.start();
 
     let stopping: Promise<void> | undefined;
     const stop = () => {
@@ -99,6 +109,7 @@ export async function startService(
         const cutOff = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
         await app.close();
         clearTimeout(cutOff);
+        await slackSocket?.stop();
         await worker?.stop();
         await services.outbound.close();
         services.mailer?.close();

@@ -18,8 +18,12 @@ export type Metadata = Pause['metadata'];
 export type Reviewer = Pause['reviewers'][number];
 /** A reviewer's vote as the pause lists it under `reviewers[].vote`. */
 export type ReviewerVote = NonNullable<Reviewer['vote']>;
-/** The reviewer whose vote decided the pause. */
+/** Who decided the pause: the reviewer whose vote did, or the Slack user who answered a channel's buttons. */
 export type RespondedBy = NonNullable<PauseResponse['responded_by']>;
+/** A named reviewer, as an event names them. */
+export type ReviewerRef = Extract<RespondedBy, { id: string }>;
+/** The Slack user who answered a pause posted to a channel (docs/slack.md). */
+export type SlackResponder = Extract<RespondedBy, { slack_user_id: string }>;
 /** One vote counted in `response.votes`. */
 export type Vote = PauseResponse['votes'][number];
 /** The escalation of a pause: who is added after how long, and when it happened. */
@@ -117,7 +121,8 @@ interface Envelope<Type extends WebhookEventType, Data> {
 /**
  * A human answered. On a pause with reviewers, `responded_by` is the reviewer
  * whose vote decided it and `votes` every vote counted; both are absent on a
- * pause without reviewers.
+ * pause without reviewers, except that `responded_by` is the Slack user when
+ * the answer came from a channel's Slack buttons.
  */
 export type PauseRespondedEvent = Envelope<
   'pause.responded',
@@ -147,7 +152,7 @@ export type PauseCancelledEvent = Envelope<'pause.cancelled', { metadata: Metada
 export type PauseVotedEvent = Envelope<
   'pause.voted',
   {
-    reviewer: RespondedBy;
+    reviewer: ReviewerRef;
     choice: string;
     text: string | null;
     voted_at: string;

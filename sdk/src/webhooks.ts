@@ -189,7 +189,10 @@ function problemWith(event: unknown): string | undefined {
       if (typeof data.response_at !== 'string') return 'data.response_at is not a string';
       // On a pause with reviewers only.
       if (data.responded_by !== undefined && data.responded_by !== null) {
-        const problem = problemWithReviewer(data.responded_by);
+        const problem =
+          isObject(data.responded_by) && 'slack_user_id' in data.responded_by
+            ? problemWithSlackResponder(data.responded_by)
+            : problemWithReviewer(data.responded_by);
         if (problem) return `data.responded_by ${problem}`;
       }
       if (data.votes !== undefined && !Array.isArray(data.votes)) return 'data.votes is not an array';
@@ -210,6 +213,14 @@ function problemWith(event: unknown): string | undefined {
       return undefined;
     }
   }
+}
+
+/** What is wrong with a `{slack_user_id, email, name}` Slack user, or undefined. */
+function problemWithSlackResponder(user: Record<string, unknown>): string | undefined {
+  if (typeof user.slack_user_id !== 'string') return 'has no slack_user_id';
+  if (!isStringOrNull(user.email)) return 'email is not a string or null';
+  if (typeof user.name !== 'string') return 'has no name';
+  return undefined;
 }
 
 /** What is wrong with a `{id, email, name}` reviewer, or undefined. */

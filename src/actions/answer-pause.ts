@@ -13,6 +13,7 @@ import {
   type Pause,
   type PauseStatus,
   type PauseView,
+  type SlackResponder,
 } from '../domain/pause.js';
 import type { FieldProblem } from '../domain/problems.js';
 import { verifyResponseToken } from '../domain/response-token.js';
@@ -58,6 +59,8 @@ export interface SubmittedAnswer {
   text?: string | null;
   /** Checked against the pause's form here, whatever the surface checked already. */
   values?: object | null;
+  /** Who answered from Slack buttons (a shared link's answer keeps it; a reviewer is known already). */
+  respondedBySlack?: SlackResponder;
 }
 
 /**
@@ -72,6 +75,8 @@ export interface PostedAnswer {
   choice: string;
   text?: string;
   fields?: PostedFields;
+  /** Who answered from Slack (a modal), as SubmittedAnswer has it. */
+  respondedBySlack?: SlackResponder;
 }
 
 /** Who a response link speaks for: anyone holding the pause's shared link, or one named reviewer. */
@@ -235,7 +240,15 @@ export async function submitAnswer(
   const responded =
     text !== null && text.length > MAX_TEXT_LENGTH
       ? null
-      : await respondToPause(store, { pauseId, choice, text, values: sent, edited, now });
+      : await respondToPause(store, {
+          pauseId,
+          choice,
+          text,
+          values: sent,
+          edited,
+          now,
+          respondedBySlack: answer.respondedBySlack ? JSON.stringify(answer.respondedBySlack) : null,
+        });
   if (responded) {
     const { responseValues, responseEdited } = responded.pause;
     return {
@@ -282,15 +295,16 @@ export async function submitPostedAnswer(
   token: string,
   posted: PostedAnswer,
 ): Promise<AnswerResult> {
-  const { choice, text, fields } = posted;
-  if (fields === undefined) return submitAnswer(services, token, { choice, text });
+  const { choice, text, fields, respondedBySlack } = posted;
+  if (fields === undefined) return submitAnswer(services, token, { choice, text, respondedBySlack });
   const responder = await responderFor(services, token);
   const refusal = refusalOf(responder, isoTime(services.clock.now()));
   if (refusal) throw refusal;
   const { pause } = responder;
   const form = pause.form;
   // A choice that does not submit the form is taken without values.
-  if (form === null || !form.on.includes(choice)) return submitAnswer(services, token, { choice, text });
+  if (form === null || !form.on.includes(choice))
+    return submitAnswer(services, token, { choice, text, respondedBySlack });
   const { values, problems } = valuesFromFields(form.schema, fields, form.values);
   if (problems.length > 0) {
     const unread: FieldProblem[] = problems.map(({ field, problem }) => ({ field: `values.${field}`, problem }));
@@ -298,7 +312,7 @@ export async function submitPostedAnswer(
     const others = answerProblems(pause, { choice, text: givenText(text), values }).filter((p) => !named(p.field));
     throw invalidFields([...unread, ...others]);
   }
-  return submitAnswer(services, token, { choice, text, values }, pause);
+  return submitAnswer(services, token, { choice, text, values, respondedBySlack }, pause);
 }
 
 const refusedVote = {

@@ -20,6 +20,7 @@ import { newId } from '../domain/ids.js';
 import {
   DEFAULT_EXPIRY_SECONDS,
   DEFAULT_OPTIONS,
+  DELIVERY_CHANNELS,
   MAX_BODY_LENGTH,
   MAX_EXPIRY_SECONDS,
   MAX_METADATA_BYTES,
@@ -31,6 +32,7 @@ import {
   type Pause,
 } from '../domain/pause.js';
 import { billingPeriod, quotaOf } from '../domain/plans.js';
+import { MAX_SLACK_CHANNEL_LENGTH, SLACK_CHANNEL_PATTERN } from '../domain/slack.js';
 import { formatBytes, formatSeconds } from '../domain/units.js';
 import {
   DEFAULT_REMIND_MAX,
@@ -106,12 +108,33 @@ export const CreatePauseInput = Type.Object(
             }),
           ),
           slack_webhook_url: Type.Optional(Type.String({ maxLength: MAX_URL_LENGTH })),
+          slack: Type.Optional(
+            Type.Object(
+              {
+                channel: Type.String({
+                  pattern: SLACK_CHANNEL_PATTERN,
+                  maxLength: MAX_SLACK_CHANNEL_LENGTH,
+                  description: 'A Slack channel id (`C…`) the Slack app posts the question to, one button per option.',
+                }),
+              },
+              { additionalProperties: false },
+            ),
+          ),
         },
         { additionalProperties: false },
       ),
     ),
     reviewers: Type.Optional(
       Reviewers('The people who decide, each emailed their own link; emails unique (any case).'),
+    ),
+    deliver: Type.Optional(
+      Type.Array(Type.Union(DELIVERY_CHANNELS.map((channel) => Type.Literal(channel))), {
+        minItems: 1,
+        maxItems: DELIVERY_CHANNELS.length,
+        uniqueItems: true,
+        description:
+          'How reviewers are sent the question: `["email"]` (the default), `["slack"]` (a direct message with their own buttons, found by email; email for a reviewer Slack does not know) or both.',
+      }),
     ),
     quorum: Type.Optional(
       Type.Integer({
@@ -281,7 +304,7 @@ export class IdempotentReplay {
 
 export type CreatePauseServices = Pick<
   ServiceContext,
-  'store' | 'clock' | 'config' | 'mailer' | 'keys' | 'publicBaseUrl'
+  'store' | 'clock' | 'config' | 'mailer' | 'slack' | 'keys' | 'publicBaseUrl'
 >;
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -327,6 +350,7 @@ export async function createPause(
         reviewerCount: reviewers.length,
         now: row.createdAt,
         askedBy,
+        deliver: row.deliver ?? undefined,
       });
   const created = presentPause(services, row, { notifications, reviewers, url });
   const write = async (db: Kysely<Database>) => {

@@ -76,6 +76,7 @@ function remind(services: FollowUpServices, input: DueFollowUp): Promise<void> {
       reviewerCount: taken.reviewerCount,
       now: taken.now,
       askedBy: await askerOf(store, taken.pause, trx),
+      deliver: taken.pause.deliver ?? undefined,
     });
     await insertNotifications(store, emails, trx);
   });
@@ -99,6 +100,7 @@ function escalate(services: FollowUpServices, input: DueFollowUp): Promise<void>
       reviewerCount: reviewerEmails.length + added.length,
       now,
       askedBy: await askerOf(store, pause, trx),
+      deliver: pause.deliver ?? undefined,
     });
     await insertNotifications(store, emails, trx);
   });

@@ -1,12 +1,14 @@
 import type { ServiceContext } from '../context.js';
 import { newId, newIds } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
-import type { Pause } from '../domain/pause.js';
+import type { DeliveryChannel, Pause } from '../domain/pause.js';
 import { reviewerToken } from '../domain/response-token.js';
 import { seal } from '../domain/sealed.js';
 import { ApiError } from '../errors.js';
 import { maskUrl, renderEmail, renderSlack } from '../messages/render.js';
+import { type SlackMessage, slackQuestion } from '../messages/slack-blocks.js';
 import { checkOutboundUrl } from '../net/address-policy.js';
+import { queuedColumns } from '../store/notifications.js';
 import type { NotificationKind, NotificationsTable, ReviewersTable } from '../store/schema.js';
 
 // The notifications a pause asks for, rendered now and written with the
@@ -17,6 +19,7 @@ import type { NotificationKind, NotificationsTable, ReviewersTable } from '../st
 export interface NotifyRequest {
   email?: string[];
   slack_webhook_url?: string;
+  slack?: { channel: string };
 }
 
 const invalidSlackUrl = (reason: string) =>
@@ -25,7 +28,7 @@ const invalidSlackUrl = (reason: string) =>
   });
 
 export async function planNotifications(
-  services: Pick<ServiceContext, 'config' | 'mailer' | 'keys'>,
+  services: Pick<ServiceContext, 'config' | 'mailer' | 'slack' | 'keys'>,
   mode: Mode,
   pause: Pause,
   notify: NotifyRequest | undefined,
@@ -40,6 +43,13 @@ export async function planNotifications(
       'channel_unavailable',
       'Email notifications are not configured on this server (SMTP_URL, EMAIL_FROM); share response_url yourself.',
       { channel: 'email' },
+    );
+  }
+  if (mode === 'live' && notify.slack !== undefined && !services.slack) {
+    throw new ApiError(
+      'channel_unavailable',
+      'The Slack app is not configured on this server (SLACK_BOT_TOKEN); use notify.slack_webhook_url or share response_url yourself.',
+      { channel: 'slack' },
     );
   }
   if (notify.slack_webhook_url !== undefined) {
@@ -57,7 +67,7 @@ export async function planNotifications(
     expiresAt: pause.expiresAt,
     responseUrl,
   };
-  const base = queueColumns(pause, pause.createdAt);
+  const base = queuedColumns(pause, pause.createdAt);
   const rows: NotificationsTable[] = [];
   if (emails.length > 0) {
     const email = renderEmail({ ...question, askedBy });
@@ -90,23 +100,37 @@ export async function planNotifications(
       kind: 'question',
     });
   }
+  if (notify.slack !== undefined) {
+    rows.push(
+      slackRow(base, notify.slack.channel, slackQuestion({ ...question, pauseId: pause.id }), null, 'question'),
+    );
+  }
   return rows;
 }
 
-/** The columns every new notification starts with: queued when live, kept as `suppressed` in test mode. */
-function queueColumns(pause: Pick<Pause, 'id' | 'developerId' | 'mode'>, now: string) {
-  const queued = pause.mode === 'live';
+/**
+ * A message the Slack app posts: to a channel, or to a reviewer (found by
+ * their email when it is sent). The blocks are kept as they will be posted.
+ */
+function slackRow(
+  base: ReturnType<typeof queuedColumns>,
+  recipient: string,
+  message: SlackMessage,
+  reviewerId: string | null,
+  kind: NotificationKind,
+  id = newId('ntf'),
+): NotificationsTable {
   return {
-    pause_id: pause.id,
-    developer_id: pause.developerId,
-    status: queued ? ('pending' as const) : ('suppressed' as const),
-    attempts: 0,
-    next_attempt_at: queued ? now : null,
-    last_status_code: null,
-    last_error: null,
-    created_at: now,
-    updated_at: now,
-    completed_at: null,
+    ...base,
+    id,
+    channel: 'slack',
+    recipient,
+    target_sealed: null,
+    subject: null,
+    text_body: JSON.stringify(message),
+    html_body: null,
+    reviewer_id: reviewerId,
+    kind,
   };
 }
 
@@ -134,12 +158,41 @@ export function planReviewerEmails(
   services: Pick<ServiceContext, 'publicBaseUrl' | 'keys'>,
   pause: Pause,
   reviewers: ReviewersTable[],
-  input: { kind: NotificationKind; reviewerCount: number; now: string; askedBy: string },
+  input: {
+    kind: NotificationKind;
+    reviewerCount: number;
+    now: string;
+    askedBy: string;
+    /** Default `["email"]`. */
+    deliver?: readonly DeliveryChannel[];
+  },
 ): NotificationsTable[] {
   if (reviewers.length === 0) return [];
-  const base = queueColumns(pause, input.now);
+  const deliver = input.deliver ?? ['email'];
+  const base = queuedColumns(pause, input.now);
+  const slack = deliver.includes('slack')
+    ? reviewers.map((reviewer) =>
+        slackRow(
+          base,
+          reviewer.email,
+          slackQuestion({
+            pauseId: pause.id,
+            title: pause.title,
+            body: pause.body,
+            options: pause.options,
+            optionsStyle: pause.optionsStyle,
+            expiresAt: pause.expiresAt,
+            reviewerNote: quorumNote(pause, input.reviewerCount),
+            kind: input.kind === 'reminder' ? 'reminder' : 'question',
+          }),
+          reviewer.id,
+          input.kind,
+        ),
+      )
+    : [];
+  if (!deliver.includes('email')) return slack;
   const ids = newIds('ntf', reviewers.length);
-  return reviewers.map((reviewer, index) => {
+  const emails: NotificationsTable[] = reviewers.map((reviewer, index) => {
     const email = renderEmail({
       title: pause.title,
       body: pause.body,
@@ -165,4 +218,5 @@ export function planReviewerEmails(
       kind: input.kind,
     };
   });
+  return [...emails, ...slack];
 }

@@ -2,7 +2,7 @@ import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { normaliseEmail } from '../domain/email.js';
 import { newId } from '../domain/ids.js';
-import type { Escalation, Pause, PauseReviewerFields } from '../domain/pause.js';
+import type { DeliveryChannel, Escalation, Pause, PauseReviewerFields } from '../domain/pause.js';
 import { DEFAULT_REMIND_MAX } from '../domain/votes.js';
 import { ApiError, type FieldProblem } from '../errors.js';
 import type { ReviewersTable } from '../store/schema.js';
@@ -18,6 +18,8 @@ export interface ReviewerRequest {
 
 export interface ReviewerFields {
   reviewers?: ReviewerRequest[];
+  /** Default `["email"]`. */
+  deliver?: DeliveryChannel[];
   quorum?: number;
   veto?: string[];
   remind_every?: number;
@@ -25,7 +27,7 @@ export interface ReviewerFields {
   escalate?: { after: number; reviewers: ReviewerRequest[] };
 }
 
-const ONLY_WITH_REVIEWERS = ['quorum', 'veto', 'remind_every', 'remind_max', 'escalate'] as const;
+const ONLY_WITH_REVIEWERS = ['quorum', 'veto', 'remind_every', 'remind_max', 'escalate', 'deliver'] as const;
 
 /** A request's fields as they arrived, perhaps of the wrong type (the schema may have refused them). */
 export type Unchecked<T> = { [K in keyof T]?: unknown };
@@ -92,7 +94,7 @@ export function reviewerProblems(
  * without reviewers), whose fields reviewerProblems found nothing wrong with.
  */
 export function planReviewers(
-  services: Pick<ServiceContext, 'mailer'>,
+  services: Pick<ServiceContext, 'mailer' | 'slack'>,
   request: ReviewerFields & { notify?: object },
   pause: Pick<Pause, 'id' | 'mode' | 'expiresAt' | 'createdAt'>,
 ): { columns: Omit<PauseReviewerFields, 'respondedBy'> | null; reviewers: ReviewersTable[] } {
@@ -100,11 +102,19 @@ export function planReviewers(
     return { columns: null, reviewers: [] };
   const created = Date.parse(pause.createdAt);
   if (!request.reviewers) return { columns: null, reviewers: [] };
-  if (pause.mode === 'live' && !services.mailer) {
+  const deliver = request.deliver ?? ['email'];
+  if (pause.mode === 'live' && deliver.includes('email') && !services.mailer) {
     throw new ApiError(
       'channel_unavailable',
       'Reviewers are emailed their own links, and email is not configured on this server (SMTP_URL, EMAIL_FROM).',
       { channel: 'email' },
+    );
+  }
+  if (pause.mode === 'live' && deliver.includes('slack') && !services.slack) {
+    throw new ApiError(
+      'channel_unavailable',
+      'Reviewers are sent the question in Slack, and the Slack app is not configured on this server (SLACK_BOT_TOKEN).',
+      { channel: 'slack' },
     );
   }
 
@@ -122,6 +132,7 @@ export function planReviewers(
     remindEvery: request.remind_every ?? null,
     remindMax: request.remind_every === undefined ? null : (request.remind_max ?? DEFAULT_REMIND_MAX),
     escalation,
+    deliver: request.deliver ?? null,
     remindAt: firstReminder !== null && firstReminder < pause.expiresAt ? firstReminder : null,
     remindersSent: request.remind_every === undefined ? null : 0,
     escalateAt: escalation ? at(escalation.after) : null,

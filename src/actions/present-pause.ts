@@ -2,7 +2,13 @@ import type { ServiceContext } from '../context.js';
 import type { ReviewerRef, Vote } from '../domain/events.js';
 import type { Form, OptionStyle } from '../domain/form.js';
 import type { Mode } from '../domain/keys.js';
-import { currentOutcome, type Pause, type PauseResponse, type PauseStatus } from '../domain/pause.js';
+import {
+  currentOutcome,
+  type Pause,
+  type PauseResponse,
+  type PauseStatus,
+  type SlackResponder,
+} from '../domain/pause.js';
 import { responseToken } from '../domain/response-token.js';
 import { type NotificationSummary, notificationsOf } from '../store/notifications.js';
 import { type OwnVote, ownVote, reviewersOf, voteOf } from '../store/reviewers.js';
@@ -37,7 +43,8 @@ export interface PresentedReviewer {
 
 /** The outcome, and on a pause with reviewers who decided it and every vote. */
 export interface PresentedResponse extends PauseResponse {
-  responded_by: ReviewerRef | null;
+  /** The deciding reviewer, or the Slack user who answered from a channel's buttons. */
+  responded_by: ReviewerRef | SlackResponder | null;
   votes: Vote[];
 }
 
@@ -116,7 +123,9 @@ export function presentPause(
     response_url: withReviewers ? null : parts.url === undefined ? responseUrl(services, pause.id) : parts.url,
     response: response && {
       ...response,
-      responded_by: decider ? { id: decider.id, email: decider.email, name: decider.name } : null,
+      responded_by: decider
+        ? { id: decider.id, email: decider.email, name: decider.name }
+        : (pause.respondedBySlack ?? null),
       votes,
     },
     notifications: (parts.notifications ?? []).map(presentNotification),

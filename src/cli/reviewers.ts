@@ -22,6 +22,7 @@ export function parseReviewer(text: string, flag: string): ReviewerParams {
 }
 
 /** `Ana Lima <ana@example.com>`, or the address alone when there is no name. */
-export function reviewerLabel(reviewer: { email: string; name?: string | null | undefined }): string {
+export function reviewerLabel(reviewer: { email: string | null; name?: string | null | undefined }): string {
+  if (reviewer.email === null) return reviewer.name ?? 'someone in Slack';
   return reviewer.name ? `${reviewer.name} <${reviewer.email}>` : reviewer.email;
 }

@@ -1,5 +1,5 @@
 import type { JsonObject } from './form.js';
-import type { Pause } from './pause.js';
+import type { Pause, SlackResponder } from './pause.js';
 
 // The webhook envelope (docs/webhooks.md), serialised once: these bytes are stored and
 // signed and sent unchanged on every attempt.
@@ -55,6 +55,11 @@ export interface Decision {
   votes: Vote[];
 }
 
+/** Who answered from a channel's Slack buttons; added to pause.responded of a pause without reviewers. */
+export interface SlackAnswer {
+  responded_by: SlackResponder;
+}
+
 const envelope = (type: EventType, pause: PauseForEvent, timestamp: string, data: Record<string, unknown>) =>
   JSON.stringify({ event: type, pause_id: pause.id, developer_id: pause.developerId, timestamp, data });
 
@@ -62,7 +67,7 @@ export function eventPayload(
   type: OutcomeEventType,
   pause: PauseForEvent,
   timestamp: string,
-  decision?: Decision,
+  decision?: Decision | SlackAnswer,
 ): string {
   const { metadata } = pause;
   switch (type) {

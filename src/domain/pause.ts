@@ -14,6 +14,8 @@ export type PauseStatus = 'pending' | 'responded' | 'timed_out' | 'cancelled';
 export interface PauseNotify {
   email?: string[];
   slack_webhook_url?: string;
+  /** A channel the Slack app posts the question to, with its buttons. */
+  slack?: { channel: string };
 }
 
 /** An escalation: after how many seconds, to whom. */
@@ -64,12 +66,27 @@ export interface Pause {
   escalation: Escalation | null;
   /** The reviewer whose vote decided the pause. */
   respondedBy: string | null;
+  /** How reviewers are sent the question (reminders and escalation too); null: email. */
+  deliver: DeliveryChannel[] | null;
+  /** Who answered from a channel's Slack buttons; absent or null otherwise. */
+  respondedBySlack?: SlackResponder | null;
   /** When the next reminder falls due; null when none is left or the pause is decided. */
   remindAt: string | null;
   remindersSent: number | null;
   /** When the escalation falls due; null once escalated or decided. */
   escalateAt: string | null;
   escalatedAt: string | null;
+}
+
+/** How reviewers may be sent the question. */
+export const DELIVERY_CHANNELS = ['email', 'slack'] as const;
+export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
+
+/** A Slack user who answered a pause from its buttons in a channel. */
+export interface SlackResponder {
+  slack_user_id: string;
+  email: string | null;
+  name: string;
 }
 
 /** The fields of a pause that only a pause with reviewers sets. */
@@ -81,6 +98,7 @@ export type PauseReviewerFields = Pick<
   | 'remindMax'
   | 'escalation'
   | 'respondedBy'
+  | 'deliver'
   | 'remindAt'
   | 'remindersSent'
   | 'escalateAt'

@@ -18,8 +18,12 @@ export interface Question {
   response: {
     choice: string | null;
     text: string | null;
-    /** On a pause with reviewers, the one whose vote decided it. */
-    responded_by?: { id: string; email: string; name: string | null } | null | undefined;
+    /** On a pause with reviewers, the one whose vote decided it (or the Slack user who answered from a channel). */
+    responded_by?:
+      | { id: string; email: string; name: string | null }
+      | { slack_user_id: string; email: string | null; name: string }
+      | null
+      | undefined;
     /** The form's values as answered (null without a form, or for an option that does not submit it). */
     values?: Record<string, unknown> | null | undefined;
     /** True when the values differ from the proposed ones. */

@@ -405,7 +405,8 @@ function outcomeOf(question: Question): OutcomeValue {
     question: question.title,
     choice: response?.choice ?? null,
     text: response?.text ?? null,
-    responded_by: decider ? { id: decider.id, email: decider.email, name: decider.name } : null,
+    // A reviewer; the Slack user who answered a channel's question is not one (the tool's schema names reviewers).
+    responded_by: decider && 'id' in decider ? { id: decider.id, email: decider.email, name: decider.name } : null,
     response_url: question.response_url,
     expires_at: question.expires_at,
     values: response?.values ?? null,

@@ -19,7 +19,7 @@
 //   The `ca` option adds a CA in-process, for tests that cannot restart Node.
 import { isIP, type LookupFunction } from 'node:net';
 import tls from 'node:tls';
-import { Agent, buildConnector, request } from 'undici';
+import { Agent, buildConnector, type Dispatcher, request, fetch as undiciFetch } from 'undici';
 import type { Cidr } from '../config.js';
 import { isLocalhostName } from '../domain/hosts.js';
 import {
@@ -55,7 +55,22 @@ export type PostResult =
 
 export interface SafeClient {
   post(url: string, body: string | Buffer, headers: Record<string, string>): Promise<PostResult>;
+  /**
+   * A WHATWG fetch through the same guarded connections, for clients that
+   * take one (the Slack Web API's); redirects are refused. The caller picks
+   * the URL (a configured one, never a user's).
+   */
+  fetch(url: string | URL, init?: SafeFetchInit): Promise<Response>;
+  /** The guarded connections for a long-lived WebSocket (Slack's Socket Mode): no deadline on the body. */
+  socketDispatcher: Dispatcher;
   close(): Promise<void>;
+}
+
+export interface SafeFetchInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
 }
 
 /** Raised when a destination is refused; its message is safe to store and show. */
@@ -80,16 +95,18 @@ export function createSafeClient(opts: SafeClientOptions): SafeClient {
     ...(opts.ca === undefined ? {} : { ca: [...defaultCaCertificates(), opts.ca.toString()] }),
   });
 
+  // Node calls no lookup hook for an IP-literal host, so literals are judged here.
+  const connect: buildConnector.connector = (options, callback) => {
+    const literal = isIP(options.hostname) === 0 ? undefined : options.hostname;
+    if (literal !== undefined && !isPublicAddress(literal, allowed)) {
+      callback(new BlockedAddressError(`address ${literal} is not public`), null);
+      return;
+    }
+    baseConnect(options, callback);
+  };
+  const socketDispatcher = new Agent({ connect, headersTimeout: timeoutMs, bodyTimeout: 0 });
   const agent = new Agent({
-    // Node calls no lookup hook for an IP-literal host, so literals are judged here.
-    connect(options, callback) {
-      const literal = isIP(options.hostname) === 0 ? undefined : options.hostname;
-      if (literal !== undefined && !isPublicAddress(literal, allowed)) {
-        callback(new BlockedAddressError(`address ${literal} is not public`), null);
-        return;
-      }
-      baseConnect(options, callback);
-    },
+    connect,
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 60_000,
     headersTimeout: timeoutMs,
@@ -137,9 +154,21 @@ export function createSafeClient(opts: SafeClientOptions): SafeClient {
     }
   }
 
+  const fetch = async (url: string | URL, init: SafeFetchInit = {}): Promise<Response> =>
+    (await undiciFetch(url, {
+      ...init,
+      headers: { ...withoutUserAgent(init.headers ?? {}), 'user-agent': opts.userAgent },
+      redirect: 'error',
+      dispatcher: agent,
+    })) as unknown as Response;
+
   return {
     post,
-    close: () => agent.close(),
+    fetch,
+    socketDispatcher,
+    close: async () => {
+      await Promise.all([agent.close(), socketDispatcher.close()]);
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import type { PauseForEvent } from '../domain/events.js';
 import type { Form, JsonObject, OptionStyle } from '../domain/form.js';
-import type { Escalation, Pause, PauseNotify, Question } from '../domain/pause.js';
+import type { DeliveryChannel, Escalation, Pause, PauseNotify, Question, SlackResponder } from '../domain/pause.js';
 import type { PausesTable } from './schema.js';
 
 // Rows to domain values and back: the store alone knows that JSON is stored
@@ -37,6 +37,8 @@ export function decodePause(row: PausesTable): Pause {
     remindMax: row.remind_max,
     escalation: parseJson<Escalation>(row.escalate),
     respondedBy: row.responded_by,
+    deliver: parseJson<DeliveryChannel[]>(row.deliver ?? null),
+    respondedBySlack: parseJson<SlackResponder>(row.responded_by_slack ?? null),
     remindAt: row.remind_at,
     remindersSent: row.reminders_sent,
     escalateAt: row.escalate_at,
@@ -140,6 +142,7 @@ export function encodePause(pause: Pause): PausesTable {
     remind_max: pause.remindMax,
     escalate: pause.escalation === null ? null : JSON.stringify(pause.escalation),
     responded_by: pause.respondedBy,
+    deliver: toJson(pause.deliver),
     remind_at: pause.remindAt,
     reminders_sent: pause.remindersSent,
     escalate_at: pause.escalateAt,

@@ -7,6 +7,23 @@ import { announceWorkQueued } from './wake-ups.js';
 
 // Human notifications of a pause: written with it, sent by the outbox worker.
 
+/** The columns every new notification starts with: queued when live, kept as `suppressed` in test mode. */
+export function queuedColumns(pause: Pick<Pause, 'id' | 'developerId' | 'mode'>, now: string) {
+  const queued = pause.mode === 'live';
+  return {
+    pause_id: pause.id,
+    developer_id: pause.developerId,
+    status: queued ? ('pending' as const) : ('suppressed' as const),
+    attempts: 0,
+    next_attempt_at: queued ? now : null,
+    last_status_code: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+  };
+}
+
 /** The notifications of a new pause, in the transaction that creates it. */
 export async function insertNotifications(
   store: Store,
@@ -102,8 +119,27 @@ export async function notificationsOf(
 export type NotificationToSend = Claim &
   Pick<
     NotificationsTable,
-    'channel' | 'recipient' | 'target_sealed' | 'subject' | 'text_body' | 'html_body' | 'pause_id'
+    | 'channel'
+    | 'recipient'
+    | 'target_sealed'
+    | 'subject'
+    | 'text_body'
+    | 'html_body'
+    | 'pause_id'
+    | 'reviewer_id'
+    | 'kind'
+    | 'updates_id'
   >;
+
+/** A Slack app message as a notification keeps it: its fallback text and Block Kit blocks. */
+export interface StoredSlackMessage {
+  text: string;
+  blocks: object[];
+}
+
+/** The message a Slack app notification posts (kept as JSON in text_body). */
+export const slackMessageOf = (notification: Pick<NotificationsTable, 'text_body'>): StoredSlackMessage =>
+  JSON.parse(notification.text_body) as StoredSlackMessage;
 
 export async function loadNotifications(
   store: Store,
@@ -113,7 +149,19 @@ export async function loadNotifications(
   if (claims.length === 0) return [];
   const rows = await trx
     .selectFrom('notifications')
-    .select(['id', 'pause_id', 'channel', 'recipient', 'target_sealed', 'subject', 'text_body', 'html_body'])
+    .select([
+      'id',
+      'pause_id',
+      'channel',
+      'recipient',
+      'target_sealed',
+      'subject',
+      'text_body',
+      'html_body',
+      'reviewer_id',
+      'kind',
+      'updates_id',
+    ])
     .where(
       'id',
       'in',

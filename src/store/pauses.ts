@@ -91,6 +91,7 @@ export const withoutReviewers = (): PauseReviewerFields => ({
   remindMax: null,
   escalation: null,
   respondedBy: null,
+  deliver: null,
   remindAt: null,
   remindersSent: null,
   escalateAt: null,

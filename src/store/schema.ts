@@ -113,6 +113,10 @@ export interface PausesTable {
   escalate: string | null;
   /** The reviewer whose vote decided the pause. */
   responded_by: string | null;
+  /** Who answered from a channel's Slack buttons (JSON `{slack_user_id, email, name}`); null otherwise. */
+  responded_by_slack?: string | null;
+  /** How reviewers are sent the question (JSON array of channels); null: email. */
+  deliver?: string | null;
   /** When the next reminder falls due; null when none is left or the pause is decided. */
   remind_at: string | null;
   reminders_sent: number | null;
@@ -255,10 +259,15 @@ export interface NotificationsTable extends OutboxColumns<NotificationStatus> {
   /** The reviewer it is for; null for a `notify` recipient. */
   reviewer_id: string | null;
   kind: NotificationKind;
+  /** Slack app messages: where the message was posted and its timestamp, once it was (chat.update needs both). */
+  slack_channel?: string | null;
+  slack_ts?: string | null;
+  /** An `update`: the notification whose message it updates. */
+  updates_id?: string | null;
 }
 
-/** Why a notification was sent: the question itself, a reminder, an escalation, or a webhook disabled. */
-export type NotificationKind = 'question' | 'reminder' | 'escalation' | 'webhook_disabled';
+/** Why a notification was sent: the question itself, a reminder, an escalation, an update of a Slack message, or a webhook disabled. */
+export type NotificationKind = 'question' | 'reminder' | 'escalation' | 'update' | 'webhook_disabled';
 
 export interface Database {
   developers: DevelopersTable;

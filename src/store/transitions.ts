@@ -11,7 +11,7 @@ import {
 } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
-import { answerProblems, answerValues, type Pause } from '../domain/pause.js';
+import { answerProblems, answerValues, type Pause, type SlackResponder } from '../domain/pause.js';
 import type { FieldProblem } from '../domain/problems.js';
 import { decides } from '../domain/votes.js';
 import { decodeEventSource, decodePause } from './decode.js';
@@ -21,6 +21,7 @@ import { getPause } from './pauses.js';
 import { prepared } from './prepared.js';
 import { getReviewer, voteOf } from './reviewers.js';
 import type { Database, EventsTable } from './schema.js';
+import { queueSlackUpdates } from './slack.js';
 import type { Dialect, Store } from './store.js';
 import { announcePausesChanged, announceWorkQueued } from './wake-ups.js';
 
@@ -53,6 +54,7 @@ async function recordEvents<P extends EventSource>(
   trx: Transaction<Database>,
   payloadOf = (pause: P) => eventPayload(type as OutcomeEventType, pause, now),
   webhooks = true,
+  slack = true,
 ): Promise<void> {
   if (pauses.length === 0) return;
   const events: EventsTable[] = pauses.map((pause) => ({
@@ -67,6 +69,14 @@ async function recordEvents<P extends EventSource>(
   if (events.length === 1) await insertEvent(store, events[0]!, trx);
   else await trx.insertInto('events').values(events).execute();
   const queued = webhooks && (await fanOut(store, events, trx)) > 0;
+  // An outcome updates the pause's Slack messages (a vote alone does not).
+  if (slack && type !== 'pause.voted')
+    await queueSlackUpdates(
+      store,
+      pauses.map((pause) => pause.id),
+      now,
+      trx,
+    );
   await announcePausesChanged(
     store,
     pauses.map((pause) => pause.id),
@@ -97,6 +107,8 @@ type Answer = {
   /** 1 when the values sent differ from the proposed ones. */
   edited: number;
   now: string;
+  /** Who answered from Slack buttons (JSON), when it was there. */
+  respondedBySlack?: string | null;
 };
 
 type ListColumn = 'options' | 'form_on' | 'require_text';
@@ -125,6 +137,7 @@ const markResponded = (dialect: Dialect) =>
           response_text: input.text,
           response_at: input.now,
           updated_at: input.now,
+          responded_by_slack: input.respondedBySlack ?? null,
           // A choice that submits the form records the values sent, or else the proposed ones.
           response_values: sql<
             string | null
@@ -163,6 +176,12 @@ const markResponded = (dialect: Dialect) =>
           sql<number | boolean>`exists (select 1 from webhooks where webhooks.developer_id = pauses.developer_id)`.as(
             'has_webhooks',
           ),
+          // Likewise whether it has Slack app messages to update.
+          sql<
+            number | boolean
+          >`exists (select 1 from notifications where notifications.pause_id = pauses.id and notifications.channel = 'slack' and notifications.target_sealed is null)`.as(
+            'has_slack',
+          ),
         ])
     );
   });
@@ -180,7 +199,21 @@ export async function respondToPause(store: Store, input: Answer): Promise<Trans
     const [row] = await markRespondedIn[store.dialect](store, input, trx);
     if (!row) return null;
     const pause = decodeEventSource(row);
-    await recordEvents(store, 'pause.responded', [pause], input.now, trx, undefined, Boolean(row.has_webhooks));
+    const { has_webhooks: webhooks, has_slack: slack } = row;
+    // An answer from a channel's Slack buttons names who gave it.
+    const slackAnswer = input.respondedBySlack
+      ? { responded_by: JSON.parse(input.respondedBySlack) as SlackResponder }
+      : undefined;
+    await recordEvents(
+      store,
+      'pause.responded',
+      [pause],
+      input.now,
+      trx,
+      (source) => eventPayload('pause.responded', source, input.now, slackAnswer),
+      Boolean(webhooks),
+      Boolean(slack),
+    );
     return { pause };
   });
 }

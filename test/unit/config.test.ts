@@ -247,3 +247,37 @@ describe('SMTP_TLS', () => {
     expect(configError({ ...smtp, SMTP_TLS: 'no' }).message).toMatch(/^SMTP_TLS: must be one of on, off/);
   });
 });
+
+describe('Slack settings', () => {
+  it('are off without SLACK_BOT_TOKEN, and the token needs a way to hear the buttons', () => {
+    expect(loadConfig({}).slack).toBeUndefined();
+    expect(configError({ SLACK_BOT_TOKEN: 'xoxb-1' }).message).toMatch(/^SLACK_BOT_TOKEN: needs SLACK_APP_TOKEN/);
+    expect(configError({ SLACK_APP_TOKEN: 'xapp-1' }).message).toBe('SLACK_APP_TOKEN: needs SLACK_BOT_TOKEN');
+    expect(configError({ SLACK_SIGNING_SECRET: 's' }).message).toBe('SLACK_SIGNING_SECRET: needs SLACK_BOT_TOKEN');
+  });
+
+  it('checks the kinds of token and the API address', () => {
+    expect(configError({ SLACK_BOT_TOKEN: 'xoxp-1', SLACK_SIGNING_SECRET: 's' }).message).toMatch(/xoxb-/);
+    expect(configError({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xoxb-2' }).message).toMatch(/xapp-/);
+    const http = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', SLACK_API_URL: 'http://slack.example/api' };
+    expect(configError(http).message).toMatch(/^SLACK_API_URL: http:\/\/ is only for a server on this machine/);
+  });
+
+  it('takes Socket Mode, HTTP mode or both, with the API address ending in a slash', () => {
+    const slack = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_APP_TOKEN: 'xapp-1',
+      SLACK_SIGNING_SECRET: 's',
+      SLACK_API_URL: 'http://localhost:9/api',
+    }).slack;
+    expect(slack).toEqual({
+      botToken: 'xoxb-1',
+      appToken: 'xapp-1',
+      signingSecret: 's',
+      apiUrl: 'http://localhost:9/api/',
+    });
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }).slack?.apiUrl).toBe(
+      'https://slack.com/api/',
+    );
+  });
+});

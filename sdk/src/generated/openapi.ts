@@ -625,11 +625,15 @@ export interface paths {
                                      * @description ISO 8601 UTC
                                      */
                                     response_at: string;
-                                    responded_by: {
+                                    responded_by: ({
                                         id: string;
                                         email: string;
                                         name: string | null;
-                                    } | null;
+                                    } | {
+                                        slack_user_id: string;
+                                        email: string | null;
+                                        name: string;
+                                    }) | null;
                                     votes: {
                                         reviewer_id: string;
                                         email: string;
@@ -781,6 +785,10 @@ export interface paths {
                         notify?: {
                             email?: string[];
                             slack_webhook_url?: string;
+                            slack?: {
+                                /** @description A Slack channel id (`C…`) the Slack app posts the question to, one button per option. */
+                                channel: string;
+                            };
                         };
                         /** @description The people who decide, each emailed their own link; emails unique (any case). */
                         reviewers?: {
@@ -788,6 +796,8 @@ export interface paths {
                             email: string;
                             name?: string;
                         }[];
+                        /** @description How reviewers are sent the question: `["email"]` (the default), `["slack"]` (a direct message with their own buttons, found by email; email for a reviewer Slack does not know) or both. */
+                        deliver?: ("email" | "slack")[];
                         /** @description Votes one option needs to decide; 1 … number of reviewers, default 1. */
                         quorum?: number;
                         /** @description Options a single vote decides at once, e.g. ["reject"]. */
@@ -885,11 +895,15 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 response_at: string;
-                                responded_by: {
+                                responded_by: ({
                                     id: string;
                                     email: string;
                                     name: string | null;
-                                } | null;
+                                } | {
+                                    slack_user_id: string;
+                                    email: string | null;
+                                    name: string;
+                                }) | null;
                                 votes: {
                                     reviewer_id: string;
                                     email: string;
@@ -1017,11 +1031,15 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 response_at: string;
-                                responded_by: {
+                                responded_by: ({
                                     id: string;
                                     email: string;
                                     name: string | null;
-                                } | null;
+                                } | {
+                                    slack_user_id: string;
+                                    email: string | null;
+                                    name: string;
+                                }) | null;
                                 votes: {
                                     reviewer_id: string;
                                     email: string;
@@ -1271,11 +1289,15 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 response_at: string;
-                                responded_by: {
+                                responded_by: ({
                                     id: string;
                                     email: string;
                                     name: string | null;
-                                } | null;
+                                } | {
+                                    slack_user_id: string;
+                                    email: string | null;
+                                    name: string;
+                                }) | null;
                                 votes: {
                                     reviewer_id: string;
                                     email: string;
@@ -1476,11 +1498,15 @@ export interface paths {
                                  * @description ISO 8601 UTC
                                  */
                                 response_at: string;
-                                responded_by: {
+                                responded_by: ({
                                     id: string;
                                     email: string;
                                     name: string | null;
-                                } | null;
+                                } | {
+                                    slack_user_id: string;
+                                    email: string | null;
+                                    name: string;
+                                }) | null;
                                 votes: {
                                     reviewer_id: string;
                                     email: string;

@@ -63,6 +63,13 @@ export const ReviewerRefSchema = Type.Object({
   name: Nullable(Type.String()),
 });
 
+/** Who answered a pause posted to a Slack channel, from its buttons. */
+export const SlackResponderSchema = Type.Object({
+  slack_user_id: Type.String(),
+  email: Nullable(Type.String()),
+  name: Type.String(),
+});
+
 export const VoteSchema = Type.Object({
   reviewer_id: Type.String(),
   email: Type.String(),
@@ -79,7 +86,7 @@ const DeveloperResponseSchema = Nullable(
     text: Nullable(Type.String()),
     ...AnswerValuesFields,
     response_at: Timestamp,
-    responded_by: Nullable(ReviewerRefSchema),
+    responded_by: Nullable(Type.Union([ReviewerRefSchema, SlackResponderSchema])),
     votes: Type.Array(VoteSchema),
   }),
 );

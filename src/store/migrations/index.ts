@@ -15,6 +15,7 @@ import * as deliveryEvents from './0013_delivery_events.js';
 import * as searchPrefixes from './0014_search_prefixes.js';
 import * as forms from './0015_forms.js';
 import * as webhookOperations from './0016_webhook_operations.js';
+import * as slack from './0017_slack.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014_search_prefixes': searchPrefixes,
   '0015_forms': forms,
   '0016_webhook_operations': webhookOperations,
+  '0017_slack': slack,
 };

@@ -1,0 +1,362 @@
+import type { ServiceContext } from '../context.js';
+import { isoTime } from '../domain/clock.js';
+import { normaliseEmail } from '../domain/email.js';
+import {
+  FIELD_PREFIX,
+  fieldText,
+  formFields,
+  own,
+  type PostedField,
+  type PostedFields,
+} from '../domain/form-fields.js';
+import type { Pause, SlackResponder } from '../domain/pause.js';
+import { responseToken, reviewerToken } from '../domain/response-token.js';
+import type { AttemptResult } from '../domain/retry-schedule.js';
+import { ApiError, type FieldProblem } from '../errors.js';
+import type { SlackApp, SlackResult } from '../messages/slack-app.js';
+import {
+  ACTIONS_BLOCK_PREFIX,
+  ANSWER_MODAL,
+  INPUT_ACTION,
+  type SlackMessage,
+  slackAnswerModal,
+  slackOutcome,
+  TEXT_BLOCK,
+} from '../messages/slack-blocks.js';
+import { getDeveloper } from '../store/accounts.js';
+import {
+  insertNotifications,
+  type NotificationToSend,
+  notificationsOf,
+  slackMessageOf,
+} from '../store/notifications.js';
+import { getPause } from '../store/pauses.js';
+import { reviewersOf } from '../store/reviewers.js';
+import { recordSlackMessage, updatedMessage } from '../store/slack.js';
+import { submitAnswer, submitPostedAnswer } from './answer-pause.js';
+import { planReviewerEmails } from './plan-notifications.js';
+
+// The Slack app (DESIGN.md "Slack"): posting a question's message and
+// updating it once the pause is closed (attempts of the notifications
+// outbox), and what a click on one of its buttons does. A click answers
+// through submitAnswer, the action the response page calls, with the token
+// the page's link would carry: the clicker's own reviewer token, found by
+// their Slack email, or the shared link's for a question posted to a channel.
+
+type SlackServices = Pick<ServiceContext, 'store' | 'clock' | 'keys' | 'slack' | 'logger' | 'publicBaseUrl'>;
+
+const notConfigured: AttemptResult = { ok: false, statusCode: null, error: 'Slack is not configured on this server' };
+
+function attemptOf(result: SlackResult<unknown>): AttemptResult {
+  if (result.ok) return { ok: true, statusCode: 200 };
+  return {
+    ok: false,
+    statusCode: result.status,
+    error: result.error,
+    ...(result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }),
+  };
+}
+
+/** One attempt of a Slack app notification: post the question (a reviewer's by direct message), or update it. */
+export async function attemptSlackMessage(
+  services: SlackServices,
+  notification: NotificationToSend,
+): Promise<AttemptResult> {
+  const { slack, store } = services;
+  if (!slack) return notConfigured;
+  if (notification.kind === 'update') return attemptUpdate(services, slack, notification);
+  let channel = notification.recipient;
+  if (notification.reviewer_id !== null) {
+    const found = await slack.lookupByEmail(notification.recipient);
+    if (!found.ok) return attemptOf(found);
+    if (found.value === null) {
+      const emailed = await emailInstead(services, notification);
+      return {
+        ok: false,
+        final: true,
+        statusCode: null,
+        error: `${notification.recipient} is not in this Slack workspace; ${emailed ? 'emailed instead' : 'their email was sent already'}`,
+      };
+    }
+    channel = found.value;
+  }
+  const posted = await slack.postMessage(channel, slackMessageOf(notification));
+  if (posted.ok) await recordSlackMessage(store, { id: notification.id, ...posted.value });
+  return attemptOf(posted);
+}
+
+async function attemptUpdate(
+  services: SlackServices,
+  slack: SlackApp,
+  notification: NotificationToSend,
+): Promise<AttemptResult> {
+  const original = notification.updates_id ? await updatedMessage(services.store, notification.updates_id) : undefined;
+  if (!original?.slack_channel || !original.slack_ts) {
+    // Not posted yet: try again once it is. Never posted (it failed): nothing to update.
+    return original?.status === 'pending'
+      ? { ok: false, statusCode: null, error: 'the message to update is not posted yet' }
+      : { ok: true, statusCode: null };
+  }
+  // Every Slack message is about a pause; only the webhook-disabled email has none.
+  const message = notification.pause_id === null ? undefined : await outcomeMessage(services, notification.pause_id);
+  if (!message) return { ok: true, statusCode: null };
+  return attemptOf(await slack.update(original.slack_channel, original.slack_ts, message));
+}
+
+/** What a closed pause's messages become: the outcome, who decided, each voter by name with their vote. */
+async function outcomeMessage(services: Pick<ServiceContext, 'store'>, pauseId: string): Promise<SlackMessage | null> {
+  const { store } = services;
+  const pause = await getPause(store, pauseId);
+  if (!pause || pause.status === 'pending') return null;
+  const reviewers = (await reviewersOf(store, [pauseId])).get(pauseId) ?? [];
+  const nameOf = (reviewer: { name: string | null; email: string }) => reviewer.name ?? reviewer.email;
+  const decider = reviewers.find((reviewer) => reviewer.id === pause.respondedBy);
+  return slackOutcome({
+    title: pause.title,
+    body: pause.body,
+    status: pause.status,
+    choice: pause.responseChoice,
+    decidedBy: decider ? nameOf(decider) : (pause.respondedBySlack?.name ?? null),
+    votes: reviewers
+      .filter((reviewer) => reviewer.vote_choice !== null)
+      .map((reviewer) => ({ name: nameOf(reviewer), choice: reviewer.vote_choice as string })),
+  });
+}
+
+/**
+ * A reviewer Slack does not know is emailed the question instead, unless an
+ * email of the same kind was queued for them already (deliver: email and
+ * slack, or an earlier attempt). Whether one was written now.
+ */
+async function emailInstead(services: SlackServices, notification: NotificationToSend): Promise<boolean> {
+  const { store, clock } = services;
+  if (notification.pause_id === null) return false;
+  const pause = await getPause(store, notification.pause_id);
+  if (!pause) return false;
+  const sent = (await notificationsOf(store, [pause])).get(pause.id) ?? [];
+  const already = sent.some(
+    (row) => row.channel === 'email' && row.reviewer_id === notification.reviewer_id && row.kind === notification.kind,
+  );
+  if (already) return false;
+  const reviewers = (await reviewersOf(store, [pause.id])).get(pause.id) ?? [];
+  const reviewer = reviewers.find((row) => row.id === notification.reviewer_id);
+  if (!reviewer) return false;
+  const rows = planReviewerEmails(services, pause, [reviewer], {
+    kind: notification.kind,
+    reviewerCount: reviewers.length,
+    now: isoTime(clock.now()),
+    askedBy: (await getDeveloper(store, pause.developerId))?.email ?? '',
+  });
+  await store.write((trx) => insertNotifications(store, rows, trx));
+  return true;
+}
+
+// --- Interactions: a click on a button of a question's message ---
+
+/** What to do with an interaction, however it arrived (HTTP mode or Socket Mode). */
+export interface ReceivedInteraction {
+  /** The acknowledgement's body, sent at once (Slack waits 3 s); none for an empty 200. */
+  response?: object;
+  /** The work that follows the acknowledgement. */
+  after?: () => Promise<void>;
+}
+
+/**
+ * An interaction Slack sent (the JSON of its `payload`): a click is
+ * acknowledged first and answered after; anything else is acknowledged and
+ * left alone.
+ */
+export async function receiveInteraction(services: SlackServices, payload: unknown): Promise<ReceivedInteraction> {
+  const interaction = (typeof payload === 'object' && payload !== null ? payload : {}) as { type?: unknown };
+  if (interaction.type === 'block_actions')
+    return { after: () => answerFromSlack(services, interaction as SlackBlockActions) };
+  // A modal's answer: its field errors go back in the acknowledgement itself.
+  if (interaction.type === 'view_submission') return submitFromModal(services, interaction as SlackViewSubmission);
+  return {};
+}
+
+/** The parts of Slack's `block_actions` payload a click is read from. */
+export interface SlackBlockActions {
+  type: 'block_actions';
+  user?: { id?: string };
+  channel?: { id?: string };
+  container?: { channel_id?: string };
+  trigger_id?: string;
+  actions?: Array<{ action_id?: string; block_id?: string; value?: string }>;
+}
+
+export const SLACK_MESSAGES = {
+  unknown: 'This button belongs to no question this service knows; nothing was recorded.',
+  notReviewer: 'Only the named reviewers of this question can answer it; nothing was recorded.',
+  noProfile: 'Your Slack profile could not be read, so your answer was not recorded; try again.',
+  needsPage: (url: string) => `This answer needs a reason or the form's fields; give them on the page: ${url}`,
+  recorded: (choice: string) => `Recorded: ${choice}. The question is decided.`,
+  voted: (choice: string) => `Your vote (${choice}) is counted; the question waits for more votes.`,
+};
+
+/**
+ * A click: the clicker is read from Slack (users.info), then answers as the
+ * response page would, with the same rules; whatever is not recorded, and
+ * why, is said in a message only the clicker sees.
+ */
+export async function answerFromSlack(services: SlackServices, payload: SlackBlockActions): Promise<void> {
+  const { slack, store, logger } = services;
+  if (!slack) return;
+  const userId = payload.user?.id;
+  const channelId = payload.channel?.id ?? payload.container?.channel_id;
+  if (!userId) return;
+  const tell = async (text: string) => {
+    if (!channelId) return;
+    const told = await slack.postEphemeral(channelId, userId, text);
+    if (!told.ok) logger.warn({ error: told.error }, 'a Slack message to the clicker could not be sent');
+  };
+  const action = payload.actions?.[0];
+  const choice = action?.value;
+  if (!action?.block_id?.startsWith(ACTIONS_BLOCK_PREFIX) || typeof choice !== 'string')
+    return tell(SLACK_MESSAGES.unknown);
+  const pause = await getPause(store, action.block_id.slice(ACTIONS_BLOCK_PREFIX.length));
+  if (!pause || (pause.quorum === null && !pause.notify?.slack)) return tell(SLACK_MESSAGES.unknown);
+
+  const who = await slack.userInfo(userId);
+  if (!who.ok) return tell(SLACK_MESSAGES.noProfile);
+  const responder: SlackResponder = { slack_user_id: userId, email: who.value.email, name: who.value.name };
+  const token = await tokenFor(services, pause, responder);
+  if (!token) return tell(SLACK_MESSAGES.notReviewer);
+  if (pause.requireText.includes(choice) || pause.form?.on.includes(choice)) {
+    const opened = payload.trigger_id
+      ? await slack.openView(payload.trigger_id, answerModal(pause, choice, { p: pause.id, c: choice, ch: channelId }))
+      : undefined;
+    if (!opened?.ok) return tell(SLACK_MESSAGES.needsPage(`${services.publicBaseUrl}/r/${token}`));
+    return;
+  }
+  try {
+    const result = await submitAnswer(services, token, { choice, respondedBySlack: responder });
+    await tell(result.status === 'pending' ? SLACK_MESSAGES.voted(choice) : SLACK_MESSAGES.recorded(choice));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    await tell(`${error.message} Nothing was recorded.`);
+  }
+}
+
+/** What a modal keeps for its submission (Slack holds it; the submission is signed): which pause, choice and channel. */
+interface ModalMetadata {
+  p: string;
+  c: string;
+  ch?: string;
+}
+
+function answerModal(pause: Pause, choice: string, metadata: ModalMetadata): object {
+  const form = pause.form?.on.includes(choice) ? pause.form : null;
+  const fields = form
+    ? formFields(form.schema).map((field) => ({ field, text: fieldText(field, own(form.values, field.name)) }))
+    : [];
+  return slackAnswerModal({
+    title: pause.title,
+    body: pause.body,
+    choice,
+    allowText: pause.allowText,
+    requireText: pause.requireText.includes(choice),
+    fields,
+    privateMetadata: JSON.stringify(metadata),
+  });
+}
+
+/** The parts of Slack's `view_submission` payload an answer is read from. */
+export interface SlackViewSubmission {
+  type: 'view_submission';
+  user?: { id?: string };
+  view?: {
+    callback_id?: string;
+    private_metadata?: string;
+    state?: { values?: Record<string, Record<string, SlackInputState>> };
+  };
+}
+
+interface SlackInputState {
+  value?: string | null;
+  selected_option?: { value?: string } | null;
+  selected_options?: Array<{ value?: string }>;
+}
+
+/** An input's state as the page would post it: one text, or the texts of those chosen. */
+function postedOf(state: SlackInputState | undefined): PostedField {
+  if (!state) return undefined;
+  if (Array.isArray(state.selected_options)) return state.selected_options.map((o) => String(o.value ?? ''));
+  if (state.selected_option !== undefined) return state.selected_option?.value ?? '';
+  return state.value ?? '';
+}
+
+/**
+ * A modal's answer: read as the page's form is read (submitPostedAnswer, the
+ * same rules and messages); each problem goes back beside its input
+ * (`response_action: errors`), anything else closes the modal and is said to
+ * the clicker alone.
+ */
+async function submitFromModal(services: SlackServices, view: SlackViewSubmission): Promise<ReceivedInteraction> {
+  const { slack, store } = services;
+  const userId = view.user?.id;
+  if (!slack || !userId || view.view?.callback_id !== ANSWER_MODAL) return {};
+  let metadata: ModalMetadata;
+  try {
+    metadata = JSON.parse(view.view.private_metadata ?? '') as ModalMetadata;
+  } catch {
+    return {};
+  }
+  const tell = (text: string) => async () => {
+    if (metadata.ch) await slack.postEphemeral(metadata.ch, userId, text);
+  };
+  const pause = typeof metadata.p === 'string' ? await getPause(store, metadata.p) : undefined;
+  if (!pause || typeof metadata.c !== 'string') return { response: CLEAR, after: tell(SLACK_MESSAGES.unknown) };
+  const who = await slack.userInfo(userId);
+  if (!who.ok) return { response: CLEAR, after: tell(SLACK_MESSAGES.noProfile) };
+  const responder: SlackResponder = { slack_user_id: userId, email: who.value.email, name: who.value.name };
+  const token = await tokenFor(services, pause, responder);
+  if (!token) return { response: CLEAR, after: tell(SLACK_MESSAGES.notReviewer) };
+
+  const values = view.view.state?.values ?? {};
+  const fields: PostedFields = {};
+  for (const field of pause.form ? formFields(pause.form.schema) : []) {
+    const posted = postedOf(own(values, `${FIELD_PREFIX}${field.name}`)?.[INPUT_ACTION]);
+    if (posted !== undefined) fields[field.name] = posted;
+  }
+  const text = postedOf(own(values, TEXT_BLOCK)?.[INPUT_ACTION]);
+  const choice = metadata.c;
+  try {
+    const result = await submitPostedAnswer(services, token, {
+      choice,
+      ...(typeof text === 'string' && text !== '' ? { text } : {}),
+      ...(pause.form?.on.includes(choice) ? { fields } : {}),
+      respondedBySlack: responder,
+    });
+    return {
+      response: CLEAR,
+      after: tell(result.status === 'pending' ? SLACK_MESSAGES.voted(choice) : SLACK_MESSAGES.recorded(choice)),
+    };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const problems = (error.details?.fields as FieldProblem[] | undefined) ?? [];
+    if (problems.length === 0) return { response: CLEAR, after: tell(`${error.message} Nothing was recorded.`) };
+    const errors: Record<string, string> = {};
+    for (const { field, problem } of problems) {
+      // A nested field's problem goes beside its top-level input (values.items.0 → values.items).
+      const block =
+        field === TEXT_BLOCK ? TEXT_BLOCK : `${FIELD_PREFIX}${field.slice(FIELD_PREFIX.length).split('.')[0]}`;
+      errors[block] = errors[block] ? `${errors[block]}; ${problem}` : problem;
+    }
+    return { response: { response_action: 'errors', errors } };
+  }
+}
+
+/** Closes the modal (and any stacked on it). */
+const CLEAR = { response_action: 'clear' };
+
+/** The token the clicker answers with: their reviewer link's, or the shared link's; none for a non-reviewer. */
+async function tokenFor(services: SlackServices, pause: Pause, responder: SlackResponder): Promise<string | undefined> {
+  const key = services.keys.respondToken;
+  if (pause.quorum === null) return responseToken(key, pause.id);
+  if (!responder.email) return undefined;
+  const email = normaliseEmail(responder.email);
+  const reviewers = (await reviewersOf(services.store, [pause.id])).get(pause.id) ?? [];
+  const reviewer = reviewers.find((row) => row.email === email);
+  return reviewer ? reviewerToken(key, pause.id, reviewer.id) : undefined;
+}

@@ -1,0 +1,117 @@
+import {
+  type FetchFunction,
+  LogLevel,
+  WebAPIHTTPError,
+  WebAPIPlatformError,
+  WebAPIRateLimitedError,
+  WebClient,
+} from '@slack/web-api';
+import type { SlackConfig } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { SafeClient } from '../net/safe-client.js';
+import type { SlackMessage } from './slack-blocks.js';
+
+// The Slack app's calls to the Web API, through the official client
+// (@slack/web-api) over the SSRF-safe connections. The client neither retries
+// nor waits out a rate limit itself: a failed call is reported, with Slack's
+// Retry-After, and the outbox decides when to try again.
+
+/** A call's result: its value, or why it failed (Slack's error code, or the transport's). */
+export type SlackResult<T> =
+  | { ok: true; value: T }
+  | { ok: false; error: string; status: number | null; retryAfterMs?: number };
+
+export interface SlackUser {
+  id: string;
+  email: string | null;
+  name: string;
+}
+
+export interface SlackApp {
+  readonly client: WebClient;
+  postMessage(channel: string, message: SlackMessage): Promise<SlackResult<{ channel: string; ts: string }>>;
+  update(channel: string, ts: string, message: SlackMessage): Promise<SlackResult<null>>;
+  postEphemeral(channel: string, user: string, text: string): Promise<SlackResult<null>>;
+  /** The user with this email, or null when the workspace has none (`users_not_found`). */
+  lookupByEmail(email: string): Promise<SlackResult<string | null>>;
+  userInfo(userId: string): Promise<SlackResult<SlackUser>>;
+  openView(triggerId: string, view: object): Promise<SlackResult<null>>;
+}
+
+export function createSlackApp(config: SlackConfig, outbound: SafeClient, timeoutMs: number, logger: Logger): SlackApp {
+  const client = new WebClient(config.botToken, {
+    slackApiUrl: config.apiUrl,
+    fetch: outbound.fetch as unknown as FetchFunction,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: timeoutMs,
+    logger: slackLogger(logger, 'Slack Web API'),
+    allowAbsoluteUrls: false,
+  });
+  const call = async <T>(work: () => Promise<T>): Promise<SlackResult<T>> => {
+    try {
+      return { ok: true, value: await work() };
+    } catch (error) {
+      return failure(error);
+    }
+  };
+  return {
+    client,
+    postMessage: (channel, message) =>
+      call(async () => {
+        const answer = await client.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never });
+        return { channel: answer.channel ?? channel, ts: answer.ts ?? '' };
+      }),
+    update: (channel, ts, message) =>
+      call(async () => {
+        await client.chat.update({ channel, ts, text: message.text, blocks: message.blocks as never });
+        return null;
+      }),
+    postEphemeral: (channel, user, text) =>
+      call(async () => {
+        await client.chat.postEphemeral({ channel, user, text });
+        return null;
+      }),
+    async lookupByEmail(email) {
+      const found = await call(async () => (await client.users.lookupByEmail({ email })).user?.id ?? null);
+      return !found.ok && found.error === 'users_not_found' ? { ok: true, value: null } : found;
+    },
+    userInfo: (userId) =>
+      call(async () => {
+        const { user } = await client.users.info({ user: userId });
+        return {
+          id: userId,
+          email: user?.profile?.email ?? null,
+          name: user?.real_name || user?.profile?.real_name || user?.name || userId,
+        };
+      }),
+    openView: (triggerId, view) =>
+      call(async () => {
+        await client.views.open({ trigger_id: triggerId, view: view as never });
+        return null;
+      }),
+  };
+}
+
+/** The Slack clients' own log lines (warnings and errors; they carry no token), in the service's log. */
+export function slackLogger(logger: Logger, source: string) {
+  const line = (parts: unknown[]) => ({ slack: parts.map(String).join(' ') });
+  return {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (...parts: unknown[]) => logger.warn(line(parts), source),
+    error: (...parts: unknown[]) => logger.warn(line(parts), source),
+    setLevel: () => undefined,
+    getLevel: () => LogLevel.WARN,
+    setName: () => undefined,
+  };
+}
+
+function failure(error: unknown): { ok: false; error: string; status: number | null; retryAfterMs?: number } {
+  if (error instanceof WebAPIRateLimitedError)
+    return { ok: false, error: 'ratelimited', status: 429, retryAfterMs: error.retryAfter * 1000 };
+  if (error instanceof WebAPIPlatformError) return { ok: false, error: String(error.data.error), status: 200 };
+  if (error instanceof WebAPIHTTPError)
+    return { ok: false, error: `HTTP ${error.statusCode}`, status: error.statusCode };
+  return { ok: false, error: error instanceof Error ? error.message : String(error), status: null };
+}

@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseWebhookEvent, signWebhookPayload } from '../../../sdk/src/webhooks.js';
+import { type Account, call, registerAccount } from '../../helpers/http.js';
+import { createPause, eventsOf, eventually } from '../../helpers/pauses.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { type SlackStandin, startSlackStandin } from '../../helpers/slack-standin.js';
+
+// notify.slack: {channel}: the Slack app posts the question with one button
+// per option; a click answers as the shared link would (first answer wins),
+// recording the Slack user; HTTP mode's signatures; Slack's 429.
+
+const SCHEDULE = [200, 400, 600];
+const CHANNEL = 'C0123456789';
+
+let slack: SlackStandin;
+let service: TestService;
+let dev: Account;
+
+beforeAll(async () => {
+  slack = await startSlackStandin();
+  slack.addUser({ id: 'U0ANN', email: 'ann@example.com', name: 'Ann Example' });
+  slack.addUser({ id: 'U0BOB', email: 'bob@example.com', name: 'Bob Example' });
+  service = await startTestService({
+    env: { ...slack.env('http'), WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(',') },
+  });
+  dev = await registerAccount(service.url);
+});
+afterAll(async () => {
+  await service?.destroy();
+  await slack?.close();
+});
+
+const readPause = async (id: string, key = dev.live) =>
+  (await call(service.url, 'GET', `/v1/pause/${id}`, { token: key })).body;
+
+/** Creates a live pause posted to a channel, and waits until the stand-in has the message. */
+async function postedQuestion(body: Record<string, unknown> = {}) {
+  const pause = await createPause(service.url, dev.live, {
+    title: `Deploy ${Math.random().toString(36).slice(2, 8)}?`,
+    options: ['approve', 'reject'],
+    expires_in: 3600,
+    notify: { slack: { channel: CHANNEL } },
+    ...body,
+  });
+  return { pause, message: await slack.messageAbout(pause.title) };
+}
+
+const ephemeralsTo = (user: string) => slack.ephemeralsTo(user);
+
+describe('notify.slack', () => {
+  it('posts the question with one button per option, with the bot token, as Block Kit', async () => {
+    const { pause, message } = await postedQuestion({
+      body: '14 commits <@U0ALL> *bold*',
+      options_style: { reject: 'danger' },
+    });
+    const post = slack.callsOf('chat.postMessage').find((c) => String(c.args.text).includes(pause.title))!;
+    expect(post.authorization).toBe(`Bearer ${slack.botToken}`);
+    expect(post.args.channel).toBe(CHANNEL);
+    const buttons = message.blocks.find((b) => b.type === 'actions')!.elements;
+    expect(buttons.map((b: any) => [b.value, b.text.type, b.style])).toEqual([
+      ['approve', 'plain_text', undefined],
+      ['reject', 'plain_text', 'danger'],
+    ]);
+    // What a person wrote is plain text: no mention or formatting is read into it.
+    const section = message.blocks.find((b) => b.type === 'section')!;
+    expect(section.text).toMatchObject({ type: 'plain_text', text: '14 commits <@U0ALL> *bold*' });
+    await eventually(async () => {
+      const read = await readPause(pause.id);
+      expect(read.notifications).toMatchObject([{ channel: 'slack', to: CHANNEL, status: 'sent' }]);
+    });
+  });
+
+  it('a click answers through the same action as the page: first answer wins, the Slack user recorded', async () => {
+    const { pause, message } = await postedQuestion();
+    const clicked = await slack.click(service.url, message, 'approve', 'U0ANN');
+    expect(clicked.status).toBe(200);
+    await eventually(async () => {
+      const read = await readPause(pause.id);
+      expect(read.status).toBe('responded');
+      expect(read.response.choice).toBe('approve');
+      expect(read.response.responded_by).toEqual({
+        slack_user_id: 'U0ANN',
+        email: 'ann@example.com',
+        name: 'Ann Example',
+      });
+    });
+    await eventually(() => expect(ephemeralsTo('U0ANN')).toContain('Recorded: approve. The question is decided.'));
+    // Its pause.responded event names the Slack user too.
+    const [event] = (await eventsOf(service, pause.id)).filter((e) => e.type === 'pause.responded');
+    expect(JSON.parse(event!.payload).data.responded_by).toEqual({
+      slack_user_id: 'U0ANN',
+      email: 'ann@example.com',
+      name: 'Ann Example',
+    });
+    // The SDK's webhook check takes it (as a receiver would, signed).
+    const secret = 'whsec_test_slack';
+    const parsed = await parseWebhookEvent(event!.payload, await signWebhookPayload(event!.payload, secret), secret);
+    expect(parsed.event === 'pause.responded' && parsed.data.responded_by).toMatchObject({ slack_user_id: 'U0ANN' });
+    // A second click (anyone's) records nothing: the page's rule, said to the clicker alone.
+    const again = await slack.click(service.url, message, 'reject', 'U0BOB');
+    expect(again.status).toBe(200);
+    await eventually(() =>
+      expect(ephemeralsTo('U0BOB').some((t) => t.includes('already been answered') && t.includes('Nothing'))).toBe(
+        true,
+      ),
+    );
+    const read = await readPause(pause.id);
+    expect(read.response.choice).toBe('approve');
+    // The message is updated: the outcome and who decided, no buttons left.
+    await eventually(() => {
+      const update = message.updates.at(-1);
+      expect(update).toBeDefined();
+      expect(JSON.stringify(update!.blocks)).toContain('Decided: approve (by Ann Example)');
+      expect(update!.blocks.some((b) => b.type === 'actions')).toBe(false);
+    });
+  });
+
+  it('refuses a forged, unsigned or stale interaction with 401 and records nothing', async () => {
+    const { pause, message } = await postedQuestion();
+    const before = slack.calls.length;
+    const forged = await slack.click(service.url, message, 'approve', 'U0ANN', { secret: 'not-the-secret' });
+    expect(forged.status).toBe(401);
+    const stale = await slack.click(service.url, message, 'approve', 'U0ANN', {
+      timestamp: Math.floor(Date.now() / 1000) - 301,
+    });
+    expect(stale.status).toBe(401);
+    const future = await slack.click(service.url, message, 'approve', 'U0ANN', {
+      timestamp: Math.floor(Date.now() / 1000) + 301,
+    });
+    expect(future.status).toBe(401);
+    const garbled = await slack.click(service.url, message, 'approve', 'U0ANN', { signature: 'v0=00' });
+    expect(garbled.status).toBe(401);
+    const unsigned = await fetch(`${service.url}/slack/interactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'payload=%7B%7D',
+    });
+    expect(unsigned.status).toBe(401);
+    // Within the window (4 minutes old) it is taken: the check is the window, not the second.
+    const recent = await slack.click(service.url, message, 'reject', 'U0BOB', {
+      timestamp: Math.floor(Date.now() / 1000) - 240,
+    });
+    expect(recent.status).toBe(200);
+    await eventually(async () => expect((await readPause(pause.id)).response?.choice).toBe('reject'));
+    // The refused ones made no call to Slack at all (not even users.info).
+    const refusedCalls = slack.calls.slice(before).filter((c) => c.method === 'users.info');
+    expect(refusedCalls.length).toBe(1);
+  });
+
+  it('an unknown pause or button gets a message only the clicker sees', async () => {
+    const { message } = await postedQuestion();
+    const unknown = structuredClone(message);
+    const actions = unknown.blocks.find((b) => b.type === 'actions')!;
+    actions.block_id = 'pausepoint:pause_doesnotexist';
+    expect((await slack.click(service.url, unknown, 'approve', 'U0ANN')).status).toBe(200);
+    actions.block_id = 'someone-elses-block';
+    expect((await slack.click(service.url, unknown, 'approve', 'U0BOB')).status).toBe(200);
+    const text = 'This button belongs to no question this service knows; nothing was recorded.';
+    await eventually(() => {
+      expect(ephemeralsTo('U0ANN')).toContain(text);
+      expect(ephemeralsTo('U0BOB')).toContain(text);
+    });
+  });
+
+  it('honours a 429 and its Retry-After, then posts', async () => {
+    slack.rateLimit('chat.postMessage', 1);
+    const { pause } = await postedQuestion();
+    const attempts = slack.callsOf('chat.postMessage').filter((c) => String(c.args.text).includes(pause.title));
+    expect(attempts.map((c) => c.status)).toEqual([429, 200]);
+    // The retry waited out Retry-After (1 s), longer than the schedule's first gap (200 ms).
+    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(1000);
+    expect(slack.messages.filter((m) => m.text.includes(pause.title))).toHaveLength(1);
+    // Settled once the post's answer is recorded, just after the stand-in saw it.
+    await eventually(async () =>
+      expect((await readPause(pause.id)).notifications[0]).toMatchObject({ status: 'sent', attempts: 2 }),
+    );
+  });
+
+  it('is suppressed in test mode, with the blocks kept; a live pause needs the Slack app configured', async () => {
+    const test = await createPause(service.url, dev.test, {
+      title: 'Test mode question',
+      notify: { slack: { channel: CHANNEL } },
+    });
+    expect(test.notifications).toMatchObject([{ channel: 'slack', to: CHANNEL, status: 'suppressed' }]);
+    const shown = await call(service.url, 'GET', `/v1/pause/${test.id}/notifications/${test.notifications[0].id}`, {
+      token: dev.test,
+    });
+    expect(shown.status).toBe(200);
+    expect(JSON.stringify(shown.body)).toContain('Test mode question');
+    // Closing it updates nothing: nothing was posted.
+    expect((await call(service.url, 'DELETE', `/v1/pause/${test.id}`, { token: dev.test })).status).toBe(200);
+    const closed = await call(service.url, 'GET', `/v1/pause/${test.id}`, { token: dev.test });
+    expect(closed.body.notifications).toHaveLength(1);
+    const bad = await call(service.url, 'POST', '/v1/pause', {
+      token: dev.live,
+      body: { title: 'x', notify: { slack: { channel: '#general' } } },
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body.error.details)).toContain('notify.slack.channel');
+  });
+});
+
+describe('Slack unreachable', () => {
+  it('retries on the schedule, then marks the message failed, in the timeline too', async () => {
+    const gone = await startSlackStandin();
+    const env = { ...gone.env('http'), WEBHOOK_RETRY_SCHEDULE_MS: '100,100' };
+    await gone.close(); // nothing listens at its address any more
+    const cut = await startTestService({ env });
+    try {
+      const account = await registerAccount(cut.url);
+      const pause = await createPause(cut.url, account.live, {
+        title: 'Nobody hears this',
+        notify: { slack: { channel: CHANNEL } },
+      });
+      await eventually(async () => {
+        const read = (await call(cut.url, 'GET', `/v1/pause/${pause.id}`, { token: account.live })).body;
+        expect(read.notifications[0]).toMatchObject({ channel: 'slack', status: 'failed', attempts: 3 });
+        expect(read.notifications[0].last_error).toBeTruthy();
+      });
+      const timeline = (await call(cut.url, 'GET', `/v1/pause/${pause.id}/timeline`, { token: account.live })).body;
+      expect(timeline.data.map((e: any) => e.type)).toContain('notification_failed');
+    } finally {
+      await cut.destroy();
+    }
+  });
+});
+
+describe('without the Slack app', () => {
+  it('a live notify.slack is 400 channel_unavailable, and /slack/interactions is 404', async () => {
+    const plain = await startTestService();
+    try {
+      const account = await registerAccount(plain.url);
+      const refused = await call(plain.url, 'POST', '/v1/pause', {
+        token: account.live,
+        body: { title: 'x', notify: { slack: { channel: CHANNEL } } },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('channel_unavailable');
+      const interactions = await fetch(`${plain.url}/slack/interactions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'payload=%7B%7D',
+      });
+      expect(interactions.status).toBe(404);
+    } finally {
+      await plain.destroy();
+    }
+  });
+});
