@@ -61,9 +61,15 @@ const mailsTo = (emails: string[]) => smtp.mails.filter((mail) => emails.include
 const isReminder = (mail: ReceivedMail) => (mail.parsed.subject ?? '').startsWith('Reminder: decision needed: ');
 const byRecipient = (mails: ReceivedMail[]) => mails.map((mail) => mail.to.join(',')).sort();
 
-/** Waits until these addresses have received `count` mails in all, and returns them. */
+/**
+ * Waits until these addresses have received `count` mails in all and the
+ * worker has recorded them as sent, and returns them. A mail arrives before
+ * its row is settled; moved past the claim's lease in that moment (the tests
+ * move the clock by a minute), the row would fall due again and go twice.
+ */
 async function waitForMailsTo(emails: string[], count: number, timeoutMs = 5000): Promise<ReceivedMail[]> {
   await eventually(() => expect(mailsTo(emails).length).toBeGreaterThanOrEqual(count), timeoutMs);
+  await settle();
   return mailsTo(emails);
 }
 
