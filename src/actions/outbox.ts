@@ -3,7 +3,7 @@ import { isoTime } from '../domain/clock.js';
 import { type AttemptResult, nextAttempt } from '../domain/retry-schedule.js';
 import type { PostResult } from '../net/safe-client.js';
 import type { NewDeliveryAttempt } from '../store/delivery-attempts.js';
-import { type Claim, claimDue, nextDue, type OutboxTable, settle, settleSucceeded } from '../store/outbox.js';
+import { type Claim, claimDue, nextDue, type OutboxTable, release, settle, settleSucceeded } from '../store/outbox.js';
 import type { TickContext } from './ticks.js';
 
 // One tick of an outbox queue (webhook deliveries, notifications): claim due
@@ -72,10 +72,16 @@ export function outboxTick<T extends Claim>(
       if (successes.length === 1) setImmediate(settleSuccesses);
     });
 
-  async function run(item: T): Promise<void> {
+  /** One attempt and its settle; `answered` is called as soon as the attempt itself has ended. */
+  async function run(item: T, answered: () => void): Promise<void> {
     const at = clock.now();
     const started = performance.now();
-    const result = await spec.attempt(item, at);
+    let result: AttemptResult;
+    try {
+      result = await spec.attempt(item, at);
+    } finally {
+      answered();
+    }
     const attempt = spec.record?.(item, result, isoTime(at), Math.round(performance.now() - started));
     const now = clock.now();
     const outcome = nextAttempt(result, item.attempts, config.retryScheduleMs, now);
@@ -99,49 +105,77 @@ export function outboxTick<T extends Claim>(
     return claims.length > 0 ? spec.load(claims) : [];
   }
 
-  // Attempts run side by side, up to a batch at once. More are claimed as soon
-  // as half the slots are free, so one slow receiver holds one slot, not the
-  // whole batch. A wake-up (new work written) claims again at once; otherwise,
-  // while attempts are out, the queue is looked at every RECLAIM_MS.
+  // Attempts run side by side, up to a batch at once. A slot is free once its
+  // attempt has its answer: recording it (the settle, a database round trip
+  // with its commit) goes on beside the next attempts, up to a batch of
+  // answers waiting for it. The next rows are claimed before slots free up,
+  // up to a batch ahead, so a slot that frees starts the next attempt
+  // without waiting for the claim's round trips; a row claimed ahead that
+  // could no longer finish within its lease is handed back unattempted. A
+  // wake-up (new work written) claims again at once; otherwise, while
+  // attempts are out, the queue is looked at every RECLAIM_MS.
   return async (context: TickContext): Promise<number> => {
-    let inFlight = 0;
-    let attemptEnded: (() => void) | undefined;
+    let attempting = 0;
+    let unsettled = 0;
+    const ahead: Array<{ item: T; startBy: number }> = [];
+    let progressed: (() => void) | undefined;
     let lookAgainAt = 0;
-    const room = () => spec.batchSize - inFlight;
-    const mayClaim = () => !context.stopping && room() >= spec.batchSize / 2;
+    // The latest a row claimed ahead may start: its attempt must end within the claim's lease.
+    const startWithin = config.outboxLeaseMs - config.outboundTimeoutMs;
+    const start = () => {
+      while (attempting < spec.batchSize && ahead.length > 0) {
+        const { item, startBy } = ahead.shift() as { item: T; startBy: number };
+        unsettled++;
+        if (Date.now() > startBy) {
+          release(store, spec.table, item)
+            .catch((error) => logger.error({ err: error, table: spec.table, id: item.id }, 'outbox claim not released'))
+            .finally(ended);
+          continue;
+        }
+        attempting++;
+        run(item, () => {
+          attempting--;
+          start();
+          progressed?.();
+        })
+          .catch((error) =>
+            logger.error({ err: error, table: spec.table, id: item.id }, 'outbox attempt could not be recorded'),
+          )
+          .finally(ended);
+      }
+    };
+    const ended = () => {
+      unsettled--;
+      progressed?.();
+    };
+    const held = () => attempting + ahead.length;
+    const wanted = () => 2 * spec.batchSize - held();
+    const mayClaim = () =>
+      !context.stopping && wanted() >= spec.batchSize / 2 && unsettled - attempting < spec.batchSize;
     for (;;) {
       if (mayClaim() && Date.now() >= lookAgainAt) {
-        let items: T[] = [];
         try {
-          const wanted = room();
-          items = await claim(wanted);
-          if (items.length < wanted) lookAgainAt = Date.now() + RECLAIM_MS;
+          const limit = wanted();
+          const claimedAt = Date.now();
+          const items = await claim(limit);
+          if (items.length < limit) lookAgainAt = Date.now() + RECLAIM_MS;
+          for (const item of items) ahead.push({ item, startBy: claimedAt + startWithin });
+          start();
         } catch (error) {
           // With attempts still out, keep them in this tick (stop() waits for
           // them) and try the claim again in a while; with none, let the loop
           // log and retry.
-          if (inFlight === 0) throw error;
+          if (unsettled === 0 && ahead.length === 0) throw error;
           logger.error({ err: error, table: spec.table }, 'outbox claim failed; retrying');
           lookAgainAt = Date.now() + CLAIM_RETRY_MS;
         }
-        for (const item of items) {
-          inFlight++;
-          run(item)
-            .catch((error) =>
-              logger.error({ err: error, table: spec.table, id: item.id }, 'outbox attempt could not be recorded'),
-            )
-            .finally(() => {
-              inFlight--;
-              attemptEnded?.();
-            });
-        }
       }
-      if (inFlight === 0) break;
-      const oneEnded = new Promise<boolean>((resolve) => {
-        attemptEnded = () => resolve(false);
+      if (unsettled === 0 && ahead.length === 0) break;
+      const someProgress = new Promise<boolean>((resolve) => {
+        progressed = () => resolve(false);
       });
       const woken = await Promise.race(
-        mayClaim() ? [oneEnded, context.pause(Math.max(0, lookAgainAt - Date.now()))] : [oneEnded],
+        mayClaim() ? [someProgress, context.pause(Math.max(0, lookAgainAt - Date.now()))] : [someProgress],
       );
       if (woken) lookAgainAt = 0;
     }
