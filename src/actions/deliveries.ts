@@ -8,6 +8,7 @@ import {
   MAX_ATTEMPT_RESPONSE_BYTES,
   standardSignature,
   standardSigningKey,
+  storableText,
 } from '../domain/webhooks.js';
 import { renderWebhookDisabledEmail } from '../messages/render.js';
 import { type DeliveryToSend, loadDeliveries } from '../store/deliveries.js';
@@ -91,12 +92,15 @@ export function deliveryHeaders(
   };
 }
 
-/** The first MAX_ATTEMPT_RESPONSE_BYTES of an answer, cut on a character boundary. */
+/**
+ * The first MAX_ATTEMPT_RESPONSE_BYTES of an answer, cut on a character
+ * boundary, its U+0000s replaced (storableText).
+ */
 export function responseStart(body: string | undefined): string | null {
   if (body === undefined) return null;
   const bytes = Buffer.from(body, 'utf8');
-  if (bytes.length <= MAX_ATTEMPT_RESPONSE_BYTES) return body;
-  return new TextDecoder().decode(bytes.subarray(0, MAX_ATTEMPT_RESPONSE_BYTES)).replace(/\uFFFD$/, '');
+  if (bytes.length <= MAX_ATTEMPT_RESPONSE_BYTES) return storableText(body);
+  return storableText(new TextDecoder().decode(bytes.subarray(0, MAX_ATTEMPT_RESPONSE_BYTES)).replace(/\uFFFD$/, ''));
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { type AttemptResult, nextAttempt } from '../domain/retry-schedule.js';
+import { storableText } from '../domain/webhooks.js';
 import type { PostResult } from '../net/safe-client.js';
 import type { NewDeliveryAttempt } from '../store/delivery-attempts.js';
 import { type Claim, claimDue, nextDue, type OutboxTable, settle, settleSucceeded } from '../store/outbox.js';
@@ -22,7 +23,8 @@ export function httpAttempt(result: PostResult): AttemptResult {
   return {
     ok: false,
     statusCode: result.status ?? null,
-    error: result.ok ? `HTTP ${result.status}` : result.error,
+    // An error may quote the receiver's bytes (a bad header): kept as the database can keep it.
+    error: result.ok ? `HTTP ${result.status}` : storableText(result.error),
     responseBody: result.body,
   };
 }

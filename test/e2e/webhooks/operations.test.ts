@@ -433,6 +433,25 @@ describe('attempts', () => {
     offsetMs = 0;
   });
 
+  it('keeps an answer carrying U+0000 (which PostgreSQL refuses in text) with U+FFFD in its place, and settles it', async () => {
+    offsetMs = 0;
+    const account = await registerAccount(service.url);
+    const webhook = await addWebhook(account, WHSEC, '/nul');
+    receiver.respondWith({ status: 200, body: 'a\0b' });
+    await requestFor('/nul', await cancelledPause(account));
+    await eventually(async () => {
+      await service.worker!.runOnce();
+      expect((await deliveriesOf(account, webhook.id))[0]).toMatchObject({ status: 'succeeded' });
+    });
+    const [delivery] = await deliveriesOf(account, webhook.id);
+    const reply = await call(service.url, 'GET', `/v1/webhooks/${webhook.id}/deliveries/${delivery!.id}`, {
+      token: account.test,
+    });
+    expect(reply.body.attempts).toEqual([expect.objectContaining({ status_code: 200, response_body: 'a\uFFFDb' })]);
+    // Sent once: the settle did not fail and leave it to be sent again.
+    expect(requestsTo('/nul')).toHaveLength(1);
+  });
+
   it('prunes attempts older than WEBHOOK_ATTEMPT_RETENTION, keeping the delivery and newer attempts', async () => {
     offsetMs = 0;
     const account = await registerAccount(service.url);
