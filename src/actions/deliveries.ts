@@ -25,6 +25,9 @@ import { httpAttempt, outboxTick } from './outbox.js';
 
 export const BATCH_SIZE = 64;
 
+/** The error of a delivery settled as failed, unsent, because its webhook is disabled. */
+const WEBHOOK_DISABLED = 'webhook disabled';
+
 export function signatureHeader(secret: string, body: string): string {
   return `sha256=${hmacSha256(secret, body, 'hex')}`;
 }
@@ -169,20 +172,26 @@ export function deliverWebhooksTick(
     batchSize: BATCH_SIZE,
     load: (claims) => loadDeliveries(store, claims),
     async attempt(delivery, at) {
-      // Disabled after this claim was loaded's query ran: not sent.
-      if (delivery.disabled_at !== null) return { ok: false, statusCode: null, error: 'webhook disabled' };
+      // Its webhook is disabled: failed for good, not sent (and no attempt kept, see record).
+      if (delivery.disabled_at !== null) return { ok: false, statusCode: null, error: WEBHOOK_DISABLED, final: true };
       const result = await outbound.post(delivery.url, delivery.payload, deliveryHeaders(delivery, at, secretOf));
-      return httpAttempt(result);
+      const attempt = httpAttempt(result);
+      // A 410 disables the webhook (afterFailure): no retry either.
+      return !attempt.ok && attempt.statusCode === 410 ? { ...attempt, final: true } : attempt;
     },
-    record: (delivery, result, at, durationMs) => ({
-      delivery_id: delivery.id,
-      webhook_id: delivery.webhook_id,
-      at,
-      duration_ms: durationMs,
-      status_code: result.statusCode,
-      response_body: responseStart(result.responseBody),
-      error: result.ok ? null : result.error,
-    }),
+    // Only attempts that were made are kept.
+    record: (delivery, result, at, durationMs) =>
+      delivery.disabled_at !== null
+        ? undefined
+        : {
+            delivery_id: delivery.id,
+            webhook_id: delivery.webhook_id,
+            at,
+            duration_ms: durationMs,
+            status_code: result.statusCode,
+            response_body: responseStart(result.responseBody),
+            error: result.ok ? null : result.error,
+          },
     async afterFailure(delivery, result, now) {
       if (delivery.disabled_at !== null) return;
       let reason: string | undefined;
@@ -197,6 +206,7 @@ export function deliverWebhooksTick(
       await disableAndTell(services, { webhookId: delivery.webhook_id, reason, now: isoTime(now) });
     },
     failed(delivery, error) {
+      if (delivery.disabled_at !== null) return; // not an outage: the webhook was disabled
       logger.error(
         { delivery_id: delivery.id, webhook_id: delivery.webhook_id, attempts: delivery.attempts, error },
         'webhook delivery failed after its last retry',

@@ -37,8 +37,11 @@ export interface OutboxSpec<T extends Claim> {
   attempt(item: T, at: Date): Promise<AttemptResult>;
   /** Called once a row has failed for good. */
   failed(item: T, error: string): void;
-  /** The attempt to keep, written with the attempt's settle (deliveries keep every attempt). */
-  record?(item: T, result: AttemptResult, at: string, durationMs: number): NewDeliveryAttempt;
+  /**
+   * The attempt to keep, written with the attempt's settle (deliveries keep
+   * every attempt made); undefined when none was made.
+   */
+  record?(item: T, result: AttemptResult, at: string, durationMs: number): NewDeliveryAttempt | undefined;
   /** Called after a failed attempt (retried or failed for good) has been settled. */
   afterFailure?(item: T, result: AttemptResult, now: Date): Promise<void>;
 }

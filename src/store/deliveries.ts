@@ -200,7 +200,9 @@ export function recoverDeliveries(
     let lookup = trx
       .selectFrom('webhooks')
       .select(['developer_id', 'mode', 'events', 'created_at'])
-      .where('id', '=', input.webhookId);
+      .where('id', '=', input.webhookId)
+      // Disabled meanwhile (the caller checked before): nothing is queued for it.
+      .where('disabled_at', 'is', null);
     if (store.dialect === 'postgres') lookup = lookup.forNoKeyUpdate();
     const webhook = await lookup.executeTakeFirst();
     if (!webhook) return { requeued: 0, added: 0 };

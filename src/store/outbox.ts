@@ -367,7 +367,11 @@ export async function nextDue(
 export const requeuedFields = (now: string) =>
   ({ status: 'pending', attempts: 0, next_attempt_at: now, completed_at: null, updated_at: now }) as const;
 
-/** Puts a failed row back in the queue for a fresh round of attempts. */
+/**
+ * Puts a failed row back in the queue for a fresh round of attempts; a
+ * delivery only while its webhook is active (the caller checked, but the
+ * webhook may have been disabled since).
+ */
 export async function requeueFailed(
   store: Store,
   table: OutboxTable,
@@ -375,12 +379,22 @@ export async function requeueFailed(
   now: string,
   trx: Kysely<Database> = store.db,
 ): Promise<boolean> {
-  const result = await queue(trx)
+  let update = (trx as unknown as Kysely<Pick<Database, 'deliveries' | 'webhooks'>>)
     .updateTable(table as 'deliveries')
     .set(requeuedFields(now))
     .where('id', '=', id)
-    .where('status', '=', 'failed')
-    .executeTakeFirst();
+    .where('status', '=', 'failed');
+  if (table === 'deliveries') {
+    update = update.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('webhooks')
+          .select('webhooks.id')
+          .whereRef('webhooks.id', '=', 'deliveries.webhook_id')
+          .where('webhooks.disabled_at', 'is', null),
+      ),
+    );
+  }
+  const result = await update.executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) return false;
   await announceWorkQueued(store, trx);
   return true;

@@ -1,7 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Mode } from '../domain/keys.js';
 import type { Webhook } from '../domain/webhooks.js';
-import { PENDING } from './literals.js';
 import type { Owner } from './pauses.js';
 import type { Database, WebhooksTable } from './schema.js';
 import type { Store } from './store.js';
@@ -164,11 +163,13 @@ export async function rotateWebhookSecret(
 }
 
 /**
- * Disables a webhook (if it is active) and fails its pending deliveries: a
- * disabled webhook gets no deliveries. Answers its owner (with the email, to
- * tell them) and URL when this call disabled it, undefined when it was
- * already disabled or is gone. In the caller's transaction, which may also
- * queue that email.
+ * Disables a webhook (if it is active): no delivery is made for it from now
+ * on, and the workers settle each of its deliveries they load as failed
+ * without sending it. Its delivery rows are not touched here: one in flight
+ * is settled with its real answer by the worker that holds it. Answers its
+ * owner (with the email, to tell them) and URL when this call disabled it,
+ * undefined when it was already disabled or is gone. In the caller's
+ * transaction, which may also queue that email.
  */
 export async function disableWebhook(
   store: Store,
@@ -183,18 +184,6 @@ export async function disableWebhook(
     .returning(['developer_id', 'mode', 'url'])
     .executeTakeFirst();
   if (!disabled) return undefined;
-  await trx
-    .updateTable('deliveries')
-    .set({
-      status: 'failed',
-      next_attempt_at: null,
-      completed_at: input.now,
-      updated_at: input.now,
-      last_error: 'webhook disabled',
-    })
-    .where('webhook_id', '=', input.webhookId)
-    .where('status', '=', PENDING)
-    .execute();
   const owner = await trx
     .selectFrom('developers')
     .select('email')

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/domain/clock.js';
+import { disableWebhook } from '../../../src/store/webhooks.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../../helpers/https-receiver.js';
 import { createPause, eventually } from '../../helpers/pauses.js';
@@ -356,13 +357,69 @@ describe('auto-disable, enable and recover', () => {
     offsetMs = 80 * 60_000; // 80 min after the first failure, 50 after the success
     await requestFor('/failing', await cancelledPause(account));
     expect((await webhookOf(account, webhook.id)).status).toBe('active');
-    // Past an hour of failures since the success: disabled, pending retries failed.
+    // Past an hour of failures since the success: disabled; pending retries fail, unsent, as they fall due.
     offsetMs = 115 * 60_000;
     await requestFor('/failing', await cancelledPause(account));
     await eventually(async () => expect((await webhookOf(account, webhook.id)).status).toBe('disabled'));
     expect((await webhookOf(account, webhook.id)).disabled_reason).toMatch(/failed since/);
+    const sent = requestsTo('/failing').length;
+    offsetMs = 200 * 60_000;
+    await service.worker!.runOnce();
     const statuses = (await deliveriesOf(account, webhook.id)).map((delivery) => delivery.status);
     expect(statuses).not.toContain('pending');
+    expect(requestsTo('/failing')).toHaveLength(sent);
+    offsetMs = 0;
+  });
+
+  it('keeps the attempts in flight when their webhook is disabled, with their real answers, and sends nothing more', async () => {
+    offsetMs = 0;
+    const account = await registerAccount(service.url);
+    const webhook = await addWebhook(account, WHSEC, '/in-flight');
+    // A slow receiver: both attempts are out when the webhook is disabled. The first one to arrive succeeds.
+    let answered = 0;
+    receiver.setDefault(() =>
+      answered++ === 0
+        ? { status: 200, body: 'took it', delayMs: 1000 }
+        : { status: 500, body: 'broken', delayMs: 1000 },
+    );
+    const pauses = [await cancelledPause(account), await cancelledPause(account)];
+    await eventually(async () => {
+      await service.worker!.runOnce();
+      expect(requestsTo('/in-flight')).toHaveLength(2);
+    });
+    const disabled = await disableWebhook(service.store, {
+      webhookId: webhook.id,
+      reason: 'by hand',
+      now: new Date().toISOString(),
+    });
+    expect(disabled).toBeDefined();
+    const ok = pauses.find((pauseId) => requestsTo('/in-flight')[0]!.body.toString('utf8').includes(pauseId))!;
+    const failing = pauses.find((pauseId) => pauseId !== ok)!;
+    const attemptsOf = async (pauseId: string) => {
+      const delivery = (await deliveriesOf(account, webhook.id)).find((row) => row.pause_id === pauseId)!;
+      const reply = await call(service.url, 'GET', `/v1/webhooks/${webhook.id}/deliveries/${delivery.id}`, {
+        token: account.test,
+      });
+      return reply.body as { status: string; attempts: Array<Record<string, unknown>> };
+    };
+    await eventually(async () => {
+      await service.worker!.runOnce();
+      expect((await attemptsOf(failing)).attempts).toHaveLength(1);
+    });
+    expect(await attemptsOf(ok)).toMatchObject({
+      status: 'succeeded',
+      attempts: [{ status_code: 200, response_body: 'took it', error: null }],
+    });
+    expect(await attemptsOf(failing)).toMatchObject({
+      status: 'pending',
+      attempts: [{ status_code: 500, response_body: 'broken', error: 'HTTP 500' }],
+    });
+    // Its retry falls due: failed for good, unsent, and no attempt made up.
+    offsetMs = 10 * 60_000;
+    await service.worker!.runOnce();
+    expect(await attemptsOf(failing)).toMatchObject({ status: 'failed', attempts: [{ status_code: 500 }] });
+    expect((await attemptsOf(failing)).attempts).toHaveLength(1);
+    expect(requestsTo('/in-flight')).toHaveLength(2);
     offsetMs = 0;
   });
 
