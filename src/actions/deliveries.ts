@@ -12,7 +12,6 @@ import {
 } from '../domain/webhooks.js';
 import { renderWebhookDisabledEmail } from '../messages/render.js';
 import { type DeliveryToSend, loadDeliveries } from '../store/deliveries.js';
-import { failingStreakStart } from '../store/delivery-attempts.js';
 import { insertNotifications } from '../store/notifications.js';
 import { disableWebhook } from '../store/webhooks.js';
 import { httpAttempt, outboxTick } from './outbox.js';
@@ -113,7 +112,7 @@ export function responseStart(body: string | undefined): string | null {
  */
 async function disableAndTell(
   services: Pick<ServiceContext, 'store' | 'logger' | 'mailer' | 'publicBaseUrl'>,
-  input: { webhookId: string; reason: string; now: string },
+  input: { webhookId: string; reason: string; now: string; failingSinceAtMost?: string },
 ): Promise<void> {
   const { store, logger, mailer, publicBaseUrl } = services;
   const disabled = await store.write(async (trx) => {
@@ -194,16 +193,18 @@ export function deliverWebhooksTick(
           },
     async afterFailure(delivery, result, now) {
       if (delivery.disabled_at !== null) return;
-      let reason: string | undefined;
-      if (result.statusCode === 410) reason = DISABLED_REASONS.gone;
-      else {
-        const since = await failingStreakStart(store, { webhookId: delivery.webhook_id, since: delivery.active_since });
-        if (since !== null && Date.parse(since) <= now.getTime() - config.webhookDisableAfterMs) {
-          reason = DISABLED_REASONS.failing(since);
-        }
+      const input = { webhookId: delivery.webhook_id, now: isoTime(now) };
+      if (result.statusCode === 410) {
+        await disableAndTell(services, { ...input, reason: DISABLED_REASONS.gone });
+        return;
       }
-      if (reason === undefined) return;
-      await disableAndTell(services, { webhookId: delivery.webhook_id, reason, now: isoTime(now) });
+      // The streak as loaded (null: this failure began it, a moment ago).
+      const since = delivery.failing_since;
+      const cutoff = isoTime(new Date(now.getTime() - config.webhookDisableAfterMs));
+      if (since === null || since > cutoff) return;
+      // Only if no success has ended the streak since the load.
+      const reason = DISABLED_REASONS.failing(since);
+      await disableAndTell(services, { ...input, reason, failingSinceAtMost: cutoff });
     },
     failed(delivery, error) {
       if (delivery.disabled_at !== null) return; // not an outage: the webhook was disabled

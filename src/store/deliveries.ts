@@ -80,8 +80,8 @@ export interface DeliveryToSend extends Claim {
   previous_secret_sealed: string | null;
   previous_secret_expires_at: string | null;
   disabled_at: string | null;
-  /** Since when a failing streak may count: the webhook's last enabling, else its creation. */
-  active_since: string;
+  /** When the webhook's failing streak began, as loaded; null while it is not failing. */
+  failing_since: string | null;
   type: string;
   payload: string;
 }
@@ -105,7 +105,7 @@ export async function loadDeliveries(
       'webhooks.previous_secret_sealed',
       'webhooks.previous_secret_expires_at',
       'webhooks.disabled_at',
-      (eb) => eb.fn.coalesce('webhooks.enabled_at', 'webhooks.created_at').as('active_since'),
+      'webhooks.failing_since',
       'events.type',
       'events.payload',
     ])

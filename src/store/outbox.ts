@@ -1,7 +1,7 @@
 import { type Compilable, type ExpressionBuilder, type Kysely, type OperationNodeSource, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { AttemptOutcome } from '../domain/retry-schedule.js';
-import { insertAttempts, type NewDeliveryAttempt } from './delivery-attempts.js';
+import { insertAttempts, type NewDeliveryAttempt, streakUpdate } from './delivery-attempts.js';
 import { PENDING } from './literals.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
@@ -229,10 +229,13 @@ export async function settleSucceeded(
   // on SQLite they share the UPDATEs' transaction, whose commit the group
   // shares with the other writes of the moment.
   const oneStatement = store.dialect === 'postgres' && trx === undefined && rows.every((row) => row.attempt);
+  // A receiver that answered 2xx ends its webhook's failing streak, whether
+  // or not the claim was still ours (streakUpdate).
   if (!oneStatement && trx === undefined && rows.some((row) => row.attempt)) {
     return store.write(async (trx) => {
       const settled = await settleSucceeded(store, table, rows, now, trx);
       await insertAttempts(trx, attemptsOf(rows, settled));
+      await streakUpdate(trx, attemptsOf(rows, undefined), false)?.execute();
       return settled;
     });
   }
@@ -260,7 +263,7 @@ export async function settleSucceeded(
         )
         .returning('id');
       const ids = oneStatement
-        ? await settleWithAttempts(db, update, attemptsOf(chunk, undefined))
+        ? await settleWithAttempts(db, update, attemptsOf(chunk, undefined), false)
         : (await update.execute()).map((row) => row.id);
       for (const id of ids) settled.add(id);
     }
@@ -270,13 +273,16 @@ export async function settleSucceeded(
 
 /**
  * PostgreSQL: runs a settling UPDATE and writes the attempts of the rows it
- * settled, in one statement. Answers the ids settled.
+ * settled, and their webhooks' failing streaks (`failed`: the attempts
+ * failed), in one statement. Answers the ids settled.
  */
 async function settleWithAttempts(
   db: Kysely<Database>,
   update: Compilable & OperationNodeSource,
   attempts: NewDeliveryAttempt[],
+  failed: boolean,
 ): Promise<string[]> {
+  const streak = streakUpdate(db, attempts, failed);
   const values = sql.join(
     attempts.map(
       (attempt) =>
@@ -284,7 +290,7 @@ async function settleWithAttempts(
     ),
   );
   const { rows } = await sql<{ delivery_id: string }>`
-    with settled as (${update})
+    with settled as (${update})${streak ? sql`, streak as (${streak})` : sql``}
     insert into delivery_attempts (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
     select v.* from (values ${values})
       as v (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
@@ -329,10 +335,13 @@ export async function settle(
   trx?: Kysely<Database>,
 ): Promise<boolean> {
   // With the attempt kept, as settleSucceeded: one statement on PostgreSQL, one transaction on SQLite.
+  // A failed attempt starts its webhook's failing streak, a success ends it (streakUpdate).
+  const failed = outcome.kind !== 'succeeded';
   if (attempt && trx === undefined && store.dialect !== 'postgres') {
     return store.write(async (trx) => {
       const settled = await settle(store, table, claim, outcome, now, undefined, trx);
       if (settled) await insertAttempts(trx, [attempt]);
+      await streakUpdate(trx, [attempt], failed)?.execute();
       return settled;
     });
   }
@@ -343,7 +352,7 @@ export async function settle(
     .where('attempts', '=', claim.attempts)
     .where('status', '=', PENDING);
   if (attempt && trx === undefined) {
-    return (await settleWithAttempts(store.db, update.returning('id'), [attempt])).length === 1;
+    return (await settleWithAttempts(store.db, update.returning('id'), [attempt], failed)).length === 1;
   }
   const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

@@ -173,16 +173,22 @@ export async function rotateWebhookSecret(
  */
 export async function disableWebhook(
   store: Store,
-  input: { webhookId: string; reason: string; now: string },
+  input: {
+    webhookId: string;
+    reason: string;
+    now: string;
+    /** Only if it is still failing since this time or earlier (no success has cleared its streak since). */
+    failingSinceAtMost?: string | undefined;
+  },
   trx: Kysely<Database> = store.db,
 ): Promise<{ developerId: string; email: string; mode: Mode; url: string } | undefined> {
-  const disabled = await trx
+  let update = trx
     .updateTable('webhooks')
     .set({ disabled_at: input.now, disabled_reason: input.reason })
     .where('id', '=', input.webhookId)
-    .where('disabled_at', 'is', null)
-    .returning(['developer_id', 'mode', 'url'])
-    .executeTakeFirst();
+    .where('disabled_at', 'is', null);
+  if (input.failingSinceAtMost !== undefined) update = update.where('failing_since', '<=', input.failingSinceAtMost);
+  const disabled = await update.returning(['developer_id', 'mode', 'url']).executeTakeFirst();
   if (!disabled) return undefined;
   const owner = await trx
     .selectFrom('developers')
@@ -192,13 +198,17 @@ export async function disableWebhook(
   return { developerId: disabled.developer_id, email: owner.email, mode: disabled.mode, url: disabled.url };
 }
 
-/** Enables the owner's webhook again; false when the owner has no webhook of that id in its mode. */
+/**
+ * Enables the owner's webhook again, its failing streak reset; false when the
+ * owner has no webhook of that id in its mode.
+ */
 export async function enableWebhook(store: Store, owner: Owner, webhookId: string, now: string): Promise<boolean> {
   const result = await store.db
     .updateTable('webhooks')
     .set((eb) => ({
       disabled_at: null,
       disabled_reason: null,
+      failing_since: eb.case().when('disabled_at', 'is not', null).then(null).else(eb.ref('failing_since')).end(),
       enabled_at: eb.case().when('disabled_at', 'is not', null).then(now).else(eb.ref('enabled_at')).end(),
     }))
     .where('id', '=', webhookId)

@@ -371,6 +371,46 @@ describe('auto-disable, enable and recover', () => {
     offsetMs = 0;
   });
 
+  it('keeps the failing streak on the webhook: begun by a failure, ended by a success, whatever attempts are pruned', async () => {
+    offsetMs = 0;
+    const account = await registerAccount(service.url);
+    const webhook = await addWebhook(account, WHSEC, '/streak');
+    const failingSince = async () =>
+      (
+        await service.store.db
+          .selectFrom('webhooks')
+          .select('failing_since')
+          .where('id', '=', webhook.id)
+          .executeTakeFirstOrThrow()
+      ).failing_since;
+    receiver.setDefault({ status: 500 });
+    await requestFor('/streak', await cancelledPause(account));
+    const began = await failingSince();
+    expect(began).not.toBeNull();
+    // A later failure leaves it be; a success ends it.
+    offsetMs = 10 * 60_000;
+    await requestFor('/streak', await cancelledPause(account));
+    expect(await failingSince()).toBe(began);
+    receiver.respondWith({ status: 200 });
+    await requestFor('/streak', await cancelledPause(account));
+    await eventually(async () => expect(await failingSince()).toBeNull());
+    // Failing again, then its attempts gone (as WEBHOOK_ATTEMPT_RETENTION would):
+    // the streak still counts from its first failure and disables it past the hour.
+    offsetMs = 20 * 60_000;
+    await requestFor('/streak', await cancelledPause(account));
+    const again = await failingSince();
+    expect(Date.parse(again!)).toBeGreaterThanOrEqual(Date.now() + 19 * 60_000);
+    await service.store.db.deleteFrom('delivery_attempts').where('webhook_id', '=', webhook.id).execute();
+    offsetMs = 85 * 60_000;
+    await requestFor('/streak', await cancelledPause(account));
+    await eventually(async () => expect((await webhookOf(account, webhook.id)).status).toBe('disabled'));
+    expect((await webhookOf(account, webhook.id)).disabled_reason).toBe(`Every delivery has failed since ${again}.`);
+    // Enabling resets it.
+    await call(service.url, 'POST', `/v1/webhooks/${webhook.id}/enable`, { token: account.test });
+    expect(await failingSince()).toBeNull();
+    offsetMs = 0;
+  });
+
   it('keeps the attempts in flight when their webhook is disabled, with their real answers, and sends nothing more', async () => {
     offsetMs = 0;
     const account = await registerAccount(service.url);
