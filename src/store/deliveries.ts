@@ -13,6 +13,9 @@ import { announceWorkQueued } from './wake-ups.js';
 
 const INSERT_SLICE = 1000;
 
+/** How many missed events recover reads and writes deliveries for at a time (under SQLite's bound parameters). */
+const RECOVER_BATCH = 500;
+
 /** The webhooks of one developer: an answer's, a cancel's or a vote's event has one owner. */
 const webhooksOfDeveloper = prepared((db, input: { developerId: string }) =>
   db
@@ -214,33 +217,43 @@ export function recoverDeliveries(
       .where('created_at', '>=', input.since)
       .where('created_at', '<', input.until)
       .executeTakeFirst();
-    const missed = await trx
-      .selectFrom('events')
-      .select(['events.id', 'events.developer_id', 'events.created_at'])
-      .where('events.developer_id', '=', webhook.developer_id)
-      .where('events.mode', '=', webhook.mode)
-      .where('events.created_at', '>=', laterTime(input.since, webhook.created_at))
-      .where('events.created_at', '<', input.until)
-      .where('events.type', 'in', JSON.parse(webhook.events) as EventsTable['type'][])
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('deliveries')
-              .select('deliveries.id')
-              .whereRef('deliveries.event_id', '=', 'events.id')
-              .where('deliveries.webhook_id', '=', input.webhookId),
+    // The missed events in bounded batches (memory bounded whatever the window):
+    // each batch's deliveries take its events out of the next one's look-up.
+    const missedBatch = () =>
+      trx
+        .selectFrom('events')
+        .select(['events.id', 'events.developer_id', 'events.created_at'])
+        .where('events.developer_id', '=', webhook.developer_id)
+        .where('events.mode', '=', webhook.mode)
+        .where('events.created_at', '>=', laterTime(input.since, webhook.created_at))
+        .where('events.created_at', '<', input.until)
+        .where('events.type', 'in', JSON.parse(webhook.events) as EventsTable['type'][])
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('deliveries')
+                .select('deliveries.id')
+                .whereRef('deliveries.event_id', '=', 'events.id')
+                .where('deliveries.webhook_id', '=', input.webhookId),
+            ),
           ),
-        ),
-      )
-      .execute();
-    const rows = missed.map((event) => newDelivery(input.webhookId, event, input.now));
-    for (let i = 0; i < rows.length; i += INSERT_SLICE) {
-      await trx
-        .insertInto('deliveries')
-        .values(rows.slice(i, i + INSERT_SLICE))
+        )
+        .orderBy('events.created_at')
+        .limit(RECOVER_BATCH)
         .execute();
+    let added = 0;
+    for (;;) {
+      const missed = await missedBatch();
+      if (missed.length > 0) {
+        await trx
+          .insertInto('deliveries')
+          .values(missed.map((event) => newDelivery(input.webhookId, event, input.now)))
+          .execute();
+      }
+      added += missed.length;
+      if (missed.length < RECOVER_BATCH) break;
     }
-    const result = { requeued: Number(requeued.numUpdatedRows), added: rows.length };
+    const result = { requeued: Number(requeued.numUpdatedRows), added };
     if (result.requeued + result.added > 0) await announceWorkQueued(store, trx);
     return result;
   });

@@ -292,6 +292,27 @@ describe('auto-disable, enable and recover', () => {
     expect(pauseIds.size).toBe(2);
   });
 
+  it('recovers each missed event once in total when two recoveries run at once', async () => {
+    offsetMs = 0;
+    const account = await registerAccount(service.url);
+    const webhook = await addWebhook(account, WHSEC, '/twice');
+    const start = new Date(Date.now() - 1000).toISOString();
+    receiver.respondWith({ status: 410 });
+    await requestFor('/twice', await cancelledPause(account));
+    await eventually(async () => expect((await webhookOf(account, webhook.id)).status).toBe('disabled'));
+    for (let i = 0; i < 3; i++) await cancelledPause(account);
+    await call(service.url, 'POST', `/v1/webhooks/${webhook.id}/enable`, { token: account.test });
+    const recover = () =>
+      call(service.url, 'POST', `/v1/webhooks/${webhook.id}/recover`, { token: account.test, body: { since: start } });
+    const replies = await Promise.all([recover(), recover()]);
+    for (const reply of replies) expect(reply.status, reply.text).toBe(200);
+    const total = (key: 'added' | 'requeued') => replies.reduce((sum, reply) => sum + (reply.body[key] as number), 0);
+    expect({ added: total('added'), requeued: total('requeued') }).toEqual({ added: 3, requeued: 1 });
+    const deliveries = await deliveriesOf(account, webhook.id);
+    expect(deliveries).toHaveLength(4);
+    expect(new Set(deliveries.map((delivery) => delivery.pause_id)).size).toBe(4);
+  });
+
   it("emails a live webhook's owner through the notifications queue when it is disabled, not a test one's", async () => {
     const smtp = await startSmtpReceiver();
     const mailing = await startTestService({
