@@ -197,7 +197,14 @@ export const listPauseDeliveries = (
  */
 export function recoverDeliveries(
   store: Store,
-  input: { webhookId: string; since: string; until: string; now: string },
+  input: {
+    webhookId: string;
+    since: string;
+    until: string;
+    now: string;
+    /** Missed events per batch (RECOVER_BATCH; smaller in tests). */
+    batchSize?: number;
+  },
 ): Promise<{ requeued: number; added: number }> {
   return store.transaction(async (trx) => {
     let lookup = trx
@@ -239,8 +246,9 @@ export function recoverDeliveries(
           ),
         )
         .orderBy('events.created_at')
-        .limit(RECOVER_BATCH)
+        .limit(batchSize)
         .execute();
+    const batchSize = input.batchSize ?? RECOVER_BATCH;
     let added = 0;
     for (;;) {
       const missed = await missedBatch();
@@ -251,7 +259,7 @@ export function recoverDeliveries(
           .execute();
       }
       added += missed.length;
-      if (missed.length < RECOVER_BATCH) break;
+      if (missed.length < batchSize) break;
     }
     const result = { requeued: Number(requeued.numUpdatedRows), added };
     if (result.requeued + result.added > 0) await announceWorkQueued(store, trx);

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/domain/clock.js';
+import { recoverDeliveries } from '../../../src/store/deliveries.js';
 import { disableWebhook } from '../../../src/store/webhooks.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../../helpers/https-receiver.js';
@@ -311,6 +312,22 @@ describe('auto-disable, enable and recover', () => {
     const deliveries = await deliveriesOf(account, webhook.id);
     expect(deliveries).toHaveLength(4);
     expect(new Set(deliveries.map((delivery) => delivery.pause_id)).size).toBe(4);
+
+    // In batches smaller than the window (its deliveries gone): every event once, over three batches.
+    await service.store.db.deleteFrom('deliveries').where('webhook_id', '=', webhook.id).execute();
+    const batched = await recoverDeliveries(service.store, {
+      webhookId: webhook.id,
+      since: start,
+      until: new Date(Date.now() + 1000).toISOString(),
+      now: new Date().toISOString(),
+      batchSize: 2,
+    });
+    expect(batched).toEqual({ requeued: 0, added: 4 });
+    const again = await deliveriesOf(account, webhook.id);
+    expect(new Set(again.map((delivery) => delivery.pause_id))).toEqual(
+      new Set(deliveries.map((delivery) => delivery.pause_id)),
+    );
+    expect(again).toHaveLength(4);
   });
 
   it("emails a live webhook's owner through the notifications queue when it is disabled, not a test one's", async () => {
