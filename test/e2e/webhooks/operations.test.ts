@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/domain/clock.js';
 import { recoverDeliveries } from '../../../src/store/deliveries.js';
+import { requeueFailed } from '../../../src/store/outbox.js';
 import { disableWebhook } from '../../../src/store/webhooks.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../../helpers/https-receiver.js';
@@ -498,6 +499,16 @@ describe('auto-disable, enable and recover', () => {
     expect(await attemptsOf(failing)).toMatchObject({ status: 'failed', attempts: [{ status_code: 500 }] });
     expect((await attemptsOf(failing)).attempts).toHaveLength(1);
     expect(requestsTo('/in-flight')).toHaveLength(2);
+    // Past the actions' checks (a race with the disabling): the store re-queues nothing for a disabled webhook.
+    const failed = (await deliveriesOf(account, webhook.id)).find((row) => row.pause_id === failing)!;
+    const now = new Date(Date.now() + offsetMs).toISOString();
+    expect(await requeueFailed(service.store, 'deliveries', failed.id, now)).toBe(false);
+    const window = { since: new Date(0).toISOString(), until: now, now };
+    expect(await recoverDeliveries(service.store, { webhookId: webhook.id, ...window })).toEqual({
+      requeued: 0,
+      added: 0,
+    });
+    expect((await attemptsOf(failing)).status).toBe('failed');
     offsetMs = 0;
   });
 
