@@ -158,7 +158,7 @@ export const SETTINGS = {
   },
   WEBHOOK_ATTEMPT_RETENTION: {
     default: '30d',
-    doc: 'How long each delivery attempt (time, duration, status, the start of the answer, the error) is kept; older ones are deleted by the worker. Seconds, or a number with `s`, `m`, `h` or `d`; keep it longer than `WEBHOOK_DISABLE_AFTER`, whose failing streak is read from the attempts.',
+    doc: 'How long each delivery attempt (time, duration, status, the start of the answer, the error) is kept; older ones are deleted by the worker. Seconds, or a number with `s`, `m`, `h` or `d`; any length works with `WEBHOOK_DISABLE_AFTER`: the failing streak is kept on the webhook, not read from the attempts.',
   },
   ROLE: {
     default: 'all',

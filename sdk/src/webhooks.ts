@@ -29,6 +29,13 @@ export interface VerifyOptions {
   toleranceSeconds?: number;
   /** Now, for tests (default `Date.now()`). */
   now?: number;
+  /**
+   * Given headers without `webhook-signature`, check `X-Service-Signature`
+   * instead (default false: refused). That scheme has no timestamp, so a
+   * replay stripped of the `webhook-*` headers would pass: opt in only for
+   * senders that do not sign by Standard Webhooks (such as `pausepoint listen`).
+   */
+  acceptLegacySignature?: boolean;
 }
 
 const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -51,8 +58,9 @@ export async function signWebhookPayload(rawBody: RawBody, secret: string): Prom
  * JSON parsing: re-serialised JSON is not the same bytes. The second argument
  * is either the `X-Service-Signature` header (checked alone, as before), or
  * the request's headers: then `webhook-signature` with `webhook-id` and
- * `webhook-timestamp` (within `toleranceSeconds` of now) when present, else
- * `X-Service-Signature`. Compares in constant time.
+ * `webhook-timestamp` (within `toleranceSeconds` of now), required unless
+ * `acceptLegacySignature` lets `X-Service-Signature` stand in for it.
+ * Compares in constant time.
  */
 export async function verifyWebhookSignature(
   rawBody: RawBody,
@@ -64,6 +72,8 @@ export async function verifyWebhookSignature(
   if (!isHeaders(signatureOrHeaders)) return verifySpecSignature(rawBody, signatureOrHeaders, secret);
   const standard = headerOf(signatureOrHeaders, WEBHOOK_HEADERS.standardSignature);
   if (standard.length === 0) {
+    // Without a timestamp, a replay stripped of the webhook-* headers: only when the caller opts in.
+    if (options.acceptLegacySignature !== true) return false;
     return verifySpecSignature(rawBody, headerOf(signatureOrHeaders, WEBHOOK_HEADERS.signature), secret);
   }
   const [id] = headerOf(signatureOrHeaders, WEBHOOK_HEADERS.id);

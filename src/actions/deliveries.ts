@@ -8,10 +8,10 @@ import {
   MAX_ATTEMPT_RESPONSE_BYTES,
   standardSignature,
   standardSigningKey,
+  storableText,
 } from '../domain/webhooks.js';
 import { renderWebhookDisabledEmail } from '../messages/render.js';
 import { type DeliveryToSend, loadDeliveries } from '../store/deliveries.js';
-import { failingStreakStart } from '../store/delivery-attempts.js';
 import { insertNotifications } from '../store/notifications.js';
 import { disableWebhook } from '../store/webhooks.js';
 import { httpAttempt, outboxTick } from './outbox.js';
@@ -23,6 +23,9 @@ import { httpAttempt, outboxTick } from './outbox.js';
 // or failing for WEBHOOK_DISABLE_AFTER, disables the webhook.
 
 export const BATCH_SIZE = 64;
+
+/** The error of a delivery settled as failed, unsent, because its webhook is disabled. */
+const WEBHOOK_DISABLED = 'webhook disabled';
 
 export function signatureHeader(secret: string, body: string): string {
   return `sha256=${hmacSha256(secret, body, 'hex')}`;
@@ -91,12 +94,15 @@ export function deliveryHeaders(
   };
 }
 
-/** The first MAX_ATTEMPT_RESPONSE_BYTES of an answer, cut on a character boundary. */
+/**
+ * The first MAX_ATTEMPT_RESPONSE_BYTES of an answer, cut on a character
+ * boundary, its U+0000s replaced (storableText).
+ */
 export function responseStart(body: string | undefined): string | null {
   if (body === undefined) return null;
   const bytes = Buffer.from(body, 'utf8');
-  if (bytes.length <= MAX_ATTEMPT_RESPONSE_BYTES) return body;
-  return new TextDecoder().decode(bytes.subarray(0, MAX_ATTEMPT_RESPONSE_BYTES)).replace(/\uFFFD$/, '');
+  if (bytes.length <= MAX_ATTEMPT_RESPONSE_BYTES) return storableText(body);
+  return storableText(new TextDecoder().decode(bytes.subarray(0, MAX_ATTEMPT_RESPONSE_BYTES)).replace(/\uFFFD$/, ''));
 }
 
 /**
@@ -106,7 +112,7 @@ export function responseStart(body: string | undefined): string | null {
  */
 async function disableAndTell(
   services: Pick<ServiceContext, 'store' | 'logger' | 'mailer' | 'publicBaseUrl'>,
-  input: { webhookId: string; reason: string; now: string },
+  input: { webhookId: string; reason: string; now: string; failingSinceAtMost?: string },
 ): Promise<void> {
   const { store, logger, mailer, publicBaseUrl } = services;
   const disabled = await store.write(async (trx) => {
@@ -165,34 +171,43 @@ export function deliverWebhooksTick(
     batchSize: BATCH_SIZE,
     load: (claims) => loadDeliveries(store, claims),
     async attempt(delivery, at) {
-      // Disabled after this claim was loaded's query ran: not sent.
-      if (delivery.disabled_at !== null) return { ok: false, statusCode: null, error: 'webhook disabled' };
+      // Its webhook is disabled: failed for good, not sent (and no attempt kept, see record).
+      if (delivery.disabled_at !== null) return { ok: false, statusCode: null, error: WEBHOOK_DISABLED, final: true };
       const result = await outbound.post(delivery.url, delivery.payload, deliveryHeaders(delivery, at, secretOf));
-      return httpAttempt(result);
+      const attempt = httpAttempt(result);
+      // A 410 disables the webhook (afterFailure): no retry either.
+      return !attempt.ok && attempt.statusCode === 410 ? { ...attempt, final: true } : attempt;
     },
-    record: (delivery, result, at, durationMs) => ({
-      delivery_id: delivery.id,
-      webhook_id: delivery.webhook_id,
-      at,
-      duration_ms: durationMs,
-      status_code: result.statusCode,
-      response_body: responseStart(result.responseBody),
-      error: result.ok ? null : result.error,
-    }),
+    // Only attempts that were made are kept.
+    record: (delivery, result, at, durationMs) =>
+      delivery.disabled_at !== null
+        ? undefined
+        : {
+            delivery_id: delivery.id,
+            webhook_id: delivery.webhook_id,
+            at,
+            duration_ms: durationMs,
+            status_code: result.statusCode,
+            response_body: responseStart(result.responseBody),
+            error: result.ok ? null : result.error,
+          },
     async afterFailure(delivery, result, now) {
       if (delivery.disabled_at !== null) return;
-      let reason: string | undefined;
-      if (result.statusCode === 410) reason = DISABLED_REASONS.gone;
-      else {
-        const since = await failingStreakStart(store, { webhookId: delivery.webhook_id, since: delivery.active_since });
-        if (since !== null && Date.parse(since) <= now.getTime() - config.webhookDisableAfterMs) {
-          reason = DISABLED_REASONS.failing(since);
-        }
+      const input = { webhookId: delivery.webhook_id, now: isoTime(now) };
+      if (result.statusCode === 410) {
+        await disableAndTell(services, { ...input, reason: DISABLED_REASONS.gone });
+        return;
       }
-      if (reason === undefined) return;
-      await disableAndTell(services, { webhookId: delivery.webhook_id, reason, now: isoTime(now) });
+      // The streak as loaded (null: this failure began it, a moment ago).
+      const since = delivery.failing_since;
+      const cutoff = isoTime(new Date(now.getTime() - config.webhookDisableAfterMs));
+      if (since === null || since > cutoff) return;
+      // Only if no success has ended the streak since the load.
+      const reason = DISABLED_REASONS.failing(since);
+      await disableAndTell(services, { ...input, reason, failingSinceAtMost: cutoff });
     },
     failed(delivery, error) {
+      if (delivery.disabled_at !== null) return; // not an outage: the webhook was disabled
       logger.error(
         { delivery_id: delivery.id, webhook_id: delivery.webhook_id, attempts: delivery.attempts, error },
         'webhook delivery failed after its last retry',

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { type AttemptResult, nextAttempt } from '../domain/retry-schedule.js';
+import { storableText } from '../domain/webhooks.js';
 import type { PostResult } from '../net/safe-client.js';
 import type { NewDeliveryAttempt } from '../store/delivery-attempts.js';
 import { type Claim, claimDue, nextDue, type OutboxTable, release, settle, settleSucceeded } from '../store/outbox.js';
@@ -22,7 +23,8 @@ export function httpAttempt(result: PostResult): AttemptResult {
   return {
     ok: false,
     statusCode: result.status ?? null,
-    error: result.ok ? `HTTP ${result.status}` : result.error,
+    // An error may quote the receiver's bytes (a bad header): kept as the database can keep it.
+    error: result.ok ? `HTTP ${result.status}` : storableText(result.error),
     responseBody: result.body,
   };
 }
@@ -35,8 +37,11 @@ export interface OutboxSpec<T extends Claim> {
   attempt(item: T, at: Date): Promise<AttemptResult>;
   /** Called once a row has failed for good. */
   failed(item: T, error: string): void;
-  /** The attempt to keep, written with the attempt's settle (deliveries keep every attempt). */
-  record?(item: T, result: AttemptResult, at: string, durationMs: number): NewDeliveryAttempt;
+  /**
+   * The attempt to keep, written with the attempt's settle (deliveries keep
+   * every attempt made); undefined when none was made.
+   */
+  record?(item: T, result: AttemptResult, at: string, durationMs: number): NewDeliveryAttempt | undefined;
   /** Called after a failed attempt (retried or failed for good) has been settled. */
   afterFailure?(item: T, result: AttemptResult, now: Date): Promise<void>;
 }

@@ -283,7 +283,8 @@ export type Recovery = Static<typeof RecoverInput>;
  * failed and delivers the events it missed while disabled, once each however
  * often it is called. 404 if the webhook is not the owner's; 409
  * `webhook_disabled` while it is disabled (enable it first); a window whose
- * `since` is after its `until` is refused naming `until`.
+ * `since` is after its `until` is refused naming `until`, a `since` in the
+ * future without `until` naming `since`.
  */
 export async function recoverOwnedWebhook(
   services: Pick<ServiceContext, 'store' | 'clock'>,
@@ -295,6 +296,8 @@ export async function recoverOwnedWebhook(
   const now = clock.now();
   const since = Date.parse(recovery.since);
   if (Number.isNaN(since)) throw invalidField('since', 'must be an ISO 8601 time');
+  // Without until, the window ends now: a since after it is since's fault.
+  if (recovery.until === undefined && since > now.getTime()) throw invalidField('since', 'must not be in the future');
   const until = recovery.until === undefined ? now.getTime() : Date.parse(recovery.until);
   if (Number.isNaN(until)) throw invalidField('until', 'must be an ISO 8601 time');
   if (since > until) throw invalidField('until', 'must not be before since');

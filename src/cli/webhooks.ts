@@ -1,6 +1,7 @@
 // pausepoint webhooks list|add|rm|deliveries|rotate-secret|enable|recover
 import { OUTCOME_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@pausepoint/sdk';
-import { newWebhookSecret } from '../domain/webhooks.js';
+import { formatSeconds } from '../domain/units.js';
+import { newWebhookSecret, ROTATION_OVERLAP_MS } from '../domain/webhooks.js';
 import {
   clientFrom,
   err,
@@ -30,7 +31,7 @@ export const WEBHOOKS_HELP = `Usage:
                is made and printed once: keep it to verify signatures
   rm           delete a webhook (alias: delete)
   deliveries   a webhook's latest deliveries and their attempts
-  rotate-secret  a new random secret, printed once; for 24 hours deliveries
+  rotate-secret  a new random secret, printed once; for ${formatSeconds(ROTATION_OVERLAP_MS / 1000)} deliveries
                are signed with the old one too
   enable       turn a disabled webhook (410 Gone, or failing for
                WEBHOOK_DISABLE_AFTER) back on

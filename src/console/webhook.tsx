@@ -9,6 +9,8 @@ import {
   rotateOwnedWebhookSecret,
 } from '../actions/webhooks.js';
 import type { Mode } from '../domain/keys.js';
+import { formatBytes } from '../domain/units.js';
+import { MAX_ATTEMPT_RESPONSE_BYTES } from '../domain/webhooks.js';
 import { ApiError } from '../errors.js';
 import type { DeliveryOfWebhook } from '../store/deliveries.js';
 import type { DeliveryStatus } from '../store/schema.js';
@@ -312,7 +314,7 @@ function DeliveryPage({
                 <th scope="col">Took</th>
                 <th scope="col">Status</th>
                 <th scope="col">Error</th>
-                <th scope="col">Answer (first 1 KiB)</th>
+                <th scope="col">Answer (first {formatBytes(MAX_ATTEMPT_RESPONSE_BYTES)})</th>
               </tr>
             </thead>
             <tbody>

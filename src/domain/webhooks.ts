@@ -31,6 +31,12 @@ export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 /** How much of a receiver's answer each attempt keeps. */
 export const MAX_ATTEMPT_RESPONSE_BYTES = 1024;
 
+/**
+ * Text from a receiver as the database can keep it: PostgreSQL refuses U+0000
+ * in text, so each is replaced by U+FFFD (as a decoder marks a bad byte).
+ */
+export const storableText = (text: string): string => text.replaceAll('\0', '\uFFFD');
+
 /** How many webhooks one developer holds in each mode. */
 export const MAX_WEBHOOKS = 20;
 /** The shortest signing secret accepted. */

@@ -13,6 +13,9 @@ import { announceWorkQueued } from './wake-ups.js';
 
 const INSERT_SLICE = 1000;
 
+/** How many missed events recover reads and writes deliveries for at a time (under SQLite's bound parameters). */
+const RECOVER_BATCH = 500;
+
 /** The webhooks of one developer: an answer's, a cancel's or a vote's event has one owner. */
 const webhooksOfDeveloper = prepared((db, input: { developerId: string }) =>
   db
@@ -80,8 +83,8 @@ export interface DeliveryToSend extends Claim {
   previous_secret_sealed: string | null;
   previous_secret_expires_at: string | null;
   disabled_at: string | null;
-  /** Since when a failing streak may count: the webhook's last enabling, else its creation. */
-  active_since: string;
+  /** When the webhook's failing streak began, as loaded; null while it is not failing. */
+  failing_since: string | null;
   type: string;
   payload: string;
 }
@@ -105,7 +108,7 @@ export async function loadDeliveries(
       'webhooks.previous_secret_sealed',
       'webhooks.previous_secret_expires_at',
       'webhooks.disabled_at',
-      (eb) => eb.fn.coalesce('webhooks.enabled_at', 'webhooks.created_at').as('active_since'),
+      'webhooks.failing_since',
       'events.type',
       'events.payload',
     ])
@@ -194,13 +197,22 @@ export const listPauseDeliveries = (
  */
 export function recoverDeliveries(
   store: Store,
-  input: { webhookId: string; since: string; until: string; now: string },
+  input: {
+    webhookId: string;
+    since: string;
+    until: string;
+    now: string;
+    /** Missed events per batch (RECOVER_BATCH; smaller in tests). */
+    batchSize?: number;
+  },
 ): Promise<{ requeued: number; added: number }> {
   return store.transaction(async (trx) => {
     let lookup = trx
       .selectFrom('webhooks')
       .select(['developer_id', 'mode', 'events', 'created_at'])
-      .where('id', '=', input.webhookId);
+      .where('id', '=', input.webhookId)
+      // Disabled meanwhile (the caller checked before): nothing is queued for it.
+      .where('disabled_at', 'is', null);
     if (store.dialect === 'postgres') lookup = lookup.forNoKeyUpdate();
     const webhook = await lookup.executeTakeFirst();
     if (!webhook) return { requeued: 0, added: 0 };
@@ -212,33 +224,44 @@ export function recoverDeliveries(
       .where('created_at', '>=', input.since)
       .where('created_at', '<', input.until)
       .executeTakeFirst();
-    const missed = await trx
-      .selectFrom('events')
-      .select(['events.id', 'events.developer_id', 'events.created_at'])
-      .where('events.developer_id', '=', webhook.developer_id)
-      .where('events.mode', '=', webhook.mode)
-      .where('events.created_at', '>=', laterTime(input.since, webhook.created_at))
-      .where('events.created_at', '<', input.until)
-      .where('events.type', 'in', JSON.parse(webhook.events) as EventsTable['type'][])
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('deliveries')
-              .select('deliveries.id')
-              .whereRef('deliveries.event_id', '=', 'events.id')
-              .where('deliveries.webhook_id', '=', input.webhookId),
+    // The missed events in bounded batches (memory bounded whatever the window):
+    // each batch's deliveries take its events out of the next one's look-up.
+    const missedBatch = () =>
+      trx
+        .selectFrom('events')
+        .select(['events.id', 'events.developer_id', 'events.created_at'])
+        .where('events.developer_id', '=', webhook.developer_id)
+        .where('events.mode', '=', webhook.mode)
+        .where('events.created_at', '>=', laterTime(input.since, webhook.created_at))
+        .where('events.created_at', '<', input.until)
+        .where('events.type', 'in', JSON.parse(webhook.events) as EventsTable['type'][])
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('deliveries')
+                .select('deliveries.id')
+                .whereRef('deliveries.event_id', '=', 'events.id')
+                .where('deliveries.webhook_id', '=', input.webhookId),
+            ),
           ),
-        ),
-      )
-      .execute();
-    const rows = missed.map((event) => newDelivery(input.webhookId, event, input.now));
-    for (let i = 0; i < rows.length; i += INSERT_SLICE) {
-      await trx
-        .insertInto('deliveries')
-        .values(rows.slice(i, i + INSERT_SLICE))
+        )
+        .orderBy('events.created_at')
+        .limit(batchSize)
         .execute();
+    const batchSize = input.batchSize ?? RECOVER_BATCH;
+    let added = 0;
+    for (;;) {
+      const missed = await missedBatch();
+      if (missed.length > 0) {
+        await trx
+          .insertInto('deliveries')
+          .values(missed.map((event) => newDelivery(input.webhookId, event, input.now)))
+          .execute();
+      }
+      added += missed.length;
+      if (missed.length < batchSize) break;
     }
-    const result = { requeued: Number(requeued.numUpdatedRows), added: rows.length };
+    const result = { requeued: Number(requeued.numUpdatedRows), added };
     if (result.requeued + result.added > 0) await announceWorkQueued(store, trx);
     return result;
   });

@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
-import { laterTime } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import type { Database, DeliveryAttemptsTable } from './schema.js';
 import type { Store } from './store.js';
 
 // Every attempt at a webhook delivery (docs/webhooks.md#attempts): written with
-// the attempt's settle, in the same transaction; read for a delivery's page and
-// for a webhook's failing streak; pruned after WEBHOOK_ATTEMPT_RETENTION.
+// the attempt's settle, in the same transaction, as is its webhook's failing
+// streak; read for a delivery's page; pruned after WEBHOOK_ATTEMPT_RETENTION.
 
 export type DeliveryAttempt = Omit<DeliveryAttemptsTable, 'id' | 'delivery_id' | 'webhook_id'>;
 export type NewDeliveryAttempt = Omit<DeliveryAttemptsTable, 'id'>;
@@ -36,31 +35,28 @@ export const listAttempts = (
     .execute();
 
 /**
- * When the webhook's current failing streak began: its first attempt after
- * both its last successful one and `since` (its creation or last enabling),
- * when nothing has succeeded since; null when it has no failed attempt since.
+ * What the attempts do to their webhooks' failing streaks (webhooks.failing_since),
+ * written with their settle: a failed attempt starts its webhook's streak
+ * unless one is under way; successful ones end theirs. Touches only rows whose
+ * streak changes, so a success while none is under way writes nothing.
+ * Undefined when there is nothing to do.
  */
-export async function failingStreakStart(
-  store: Store,
-  input: { webhookId: string; since: string },
-  trx: Kysely<Database> = store.db,
-): Promise<string | null> {
-  const lastSuccess = await trx
-    .selectFrom('delivery_attempts')
-    .select((eb) => eb.fn.max('at').as('at'))
-    .where('webhook_id', '=', input.webhookId)
-    .where('status_code', '>=', 200)
-    .where('status_code', '<', 300)
-    .executeTakeFirst();
-  const last = lastSuccess?.at as string | null | undefined;
-  const after = last ? laterTime(last, input.since) : input.since;
-  const first = await trx
-    .selectFrom('delivery_attempts')
-    .select((eb) => eb.fn.min('at').as('at'))
-    .where('webhook_id', '=', input.webhookId)
-    .where('at', '>', after)
-    .executeTakeFirst();
-  return (first?.at as string | null | undefined) ?? null;
+export function streakUpdate(db: Kysely<Database>, attempts: NewDeliveryAttempt[], failed: boolean) {
+  const webhookIds = [...new Set(attempts.map((attempt) => attempt.webhook_id))];
+  const first = attempts[0];
+  if (first === undefined) return undefined;
+  if (failed) {
+    return db
+      .updateTable('webhooks')
+      .set({ failing_since: first.at })
+      .where('id', 'in', webhookIds)
+      .where('failing_since', 'is', null);
+  }
+  return db
+    .updateTable('webhooks')
+    .set({ failing_since: null })
+    .where('id', 'in', webhookIds)
+    .where('failing_since', 'is not', null);
 }
 
 /** Deletes up to `limit` attempts made before `before`; answers how many. */

@@ -1,7 +1,7 @@
 import { type Compilable, type ExpressionBuilder, type Kysely, type OperationNodeSource, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { AttemptOutcome } from '../domain/retry-schedule.js';
-import { insertAttempts, type NewDeliveryAttempt } from './delivery-attempts.js';
+import { insertAttempts, type NewDeliveryAttempt, streakUpdate } from './delivery-attempts.js';
 import { PENDING } from './literals.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
@@ -233,10 +233,13 @@ export async function settleSucceeded(
   // on SQLite they share the UPDATEs' transaction, whose commit the group
   // shares with the other writes of the moment.
   const oneStatement = store.dialect === 'postgres' && trx === undefined && rows.every((row) => row.attempt);
+  // A receiver that answered 2xx ends its webhook's failing streak, whether
+  // or not the claim was still ours (streakUpdate).
   if (!oneStatement && trx === undefined && rows.some((row) => row.attempt)) {
     return store.write(async (trx) => {
       const settled = await settleSucceeded(store, table, rows, now, trx);
       await insertAttempts(trx, attemptsOf(rows, settled));
+      await streakUpdate(trx, attemptsOf(rows, undefined), false)?.execute();
       return settled;
     });
   }
@@ -264,7 +267,7 @@ export async function settleSucceeded(
         )
         .returning('id');
       const ids = oneStatement
-        ? await settleWithAttempts(db, update, attemptsOf(chunk, undefined))
+        ? await settleWithAttempts(db, update, attemptsOf(chunk, undefined), false)
         : (await update.execute()).map((row) => row.id);
       for (const id of ids) settled.add(id);
     }
@@ -274,13 +277,16 @@ export async function settleSucceeded(
 
 /**
  * PostgreSQL: runs a settling UPDATE and writes the attempts of the rows it
- * settled, in one statement. Answers the ids settled.
+ * settled, and their webhooks' failing streaks (`failed`: the attempts
+ * failed), in one statement. Answers the ids settled.
  */
 async function settleWithAttempts(
   db: Kysely<Database>,
   update: Compilable & OperationNodeSource,
   attempts: NewDeliveryAttempt[],
+  failed: boolean,
 ): Promise<string[]> {
+  const streak = streakUpdate(db, attempts, failed);
   const values = sql.join(
     attempts.map(
       (attempt) =>
@@ -288,7 +294,7 @@ async function settleWithAttempts(
     ),
   );
   const { rows } = await sql<{ delivery_id: string }>`
-    with settled as (${update})
+    with settled as (${update})${streak ? sql`, streak as (${streak})` : sql``}
     insert into delivery_attempts (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
     select v.* from (values ${values})
       as v (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
@@ -333,10 +339,13 @@ export async function settle(
   trx?: Kysely<Database>,
 ): Promise<boolean> {
   // With the attempt kept, as settleSucceeded: one statement on PostgreSQL, one transaction on SQLite.
+  // A failed attempt starts its webhook's failing streak, a success ends it (streakUpdate).
+  const failed = outcome.kind !== 'succeeded';
   if (attempt && trx === undefined && store.dialect !== 'postgres') {
     return store.write(async (trx) => {
       const settled = await settle(store, table, claim, outcome, now, undefined, trx);
       if (settled) await insertAttempts(trx, [attempt]);
+      await streakUpdate(trx, [attempt], failed)?.execute();
       return settled;
     });
   }
@@ -347,7 +356,7 @@ export async function settle(
     .where('attempts', '=', claim.attempts)
     .where('status', '=', PENDING);
   if (attempt && trx === undefined) {
-    return (await settleWithAttempts(store.db, update.returning('id'), [attempt])).length === 1;
+    return (await settleWithAttempts(store.db, update.returning('id'), [attempt], failed)).length === 1;
   }
   const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
@@ -386,7 +395,11 @@ export async function nextDue(
 export const requeuedFields = (now: string) =>
   ({ status: 'pending', attempts: 0, next_attempt_at: now, completed_at: null, updated_at: now }) as const;
 
-/** Puts a failed row back in the queue for a fresh round of attempts. */
+/**
+ * Puts a failed row back in the queue for a fresh round of attempts; a
+ * delivery only while its webhook is active (the caller checked, but the
+ * webhook may have been disabled since).
+ */
 export async function requeueFailed(
   store: Store,
   table: OutboxTable,
@@ -394,12 +407,22 @@ export async function requeueFailed(
   now: string,
   trx: Kysely<Database> = store.db,
 ): Promise<boolean> {
-  const result = await queue(trx)
+  let update = (trx as unknown as Kysely<Pick<Database, 'deliveries' | 'webhooks'>>)
     .updateTable(table as 'deliveries')
     .set(requeuedFields(now))
     .where('id', '=', id)
-    .where('status', '=', 'failed')
-    .executeTakeFirst();
+    .where('status', '=', 'failed');
+  if (table === 'deliveries') {
+    update = update.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('webhooks')
+          .select('webhooks.id')
+          .whereRef('webhooks.id', '=', 'deliveries.webhook_id')
+          .where('webhooks.disabled_at', 'is', null),
+      ),
+    );
+  }
+  const result = await update.executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) return false;
   await announceWorkQueued(store, trx);
   return true;

@@ -182,8 +182,13 @@ export interface WebhooksTable {
   /** Set while the webhook is disabled (no deliveries), with why. */
   disabled_at: string | null;
   disabled_reason: string | null;
-  /** When it was last enabled again; a failing streak counts from then at the earliest. */
+  /** When it was last enabled again. */
   enabled_at: string | null;
+  /**
+   * When its failing streak began: its first failed attempt after its last
+   * success, adding or enabling; null while not failing (migration 0018).
+   */
+  failing_since: string | null;
 }
 
 /** One attempt at a delivery, kept for WEBHOOK_ATTEMPT_RETENTION (migration 0016). */

@@ -1,7 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Mode } from '../domain/keys.js';
 import type { Webhook } from '../domain/webhooks.js';
-import { PENDING } from './literals.js';
 import type { Owner } from './pauses.js';
 import type { Database, WebhooksTable } from './schema.js';
 import type { Store } from './store.js';
@@ -164,37 +163,33 @@ export async function rotateWebhookSecret(
 }
 
 /**
- * Disables a webhook (if it is active) and fails its pending deliveries: a
- * disabled webhook gets no deliveries. Answers its owner (with the email, to
- * tell them) and URL when this call disabled it, undefined when it was
- * already disabled or is gone. In the caller's transaction, which may also
- * queue that email.
+ * Disables a webhook (if it is active): no delivery is made for it from now
+ * on, and the workers settle each of its deliveries they load as failed
+ * without sending it. Its delivery rows are not touched here: one in flight
+ * is settled with its real answer by the worker that holds it. Answers its
+ * owner (with the email, to tell them) and URL when this call disabled it,
+ * undefined when it was already disabled or is gone. In the caller's
+ * transaction, which may also queue that email.
  */
 export async function disableWebhook(
   store: Store,
-  input: { webhookId: string; reason: string; now: string },
+  input: {
+    webhookId: string;
+    reason: string;
+    now: string;
+    /** Only if it is still failing since this time or earlier (no success has cleared its streak since). */
+    failingSinceAtMost?: string | undefined;
+  },
   trx: Kysely<Database> = store.db,
 ): Promise<{ developerId: string; email: string; mode: Mode; url: string } | undefined> {
-  const disabled = await trx
+  let update = trx
     .updateTable('webhooks')
     .set({ disabled_at: input.now, disabled_reason: input.reason })
     .where('id', '=', input.webhookId)
-    .where('disabled_at', 'is', null)
-    .returning(['developer_id', 'mode', 'url'])
-    .executeTakeFirst();
+    .where('disabled_at', 'is', null);
+  if (input.failingSinceAtMost !== undefined) update = update.where('failing_since', '<=', input.failingSinceAtMost);
+  const disabled = await update.returning(['developer_id', 'mode', 'url']).executeTakeFirst();
   if (!disabled) return undefined;
-  await trx
-    .updateTable('deliveries')
-    .set({
-      status: 'failed',
-      next_attempt_at: null,
-      completed_at: input.now,
-      updated_at: input.now,
-      last_error: 'webhook disabled',
-    })
-    .where('webhook_id', '=', input.webhookId)
-    .where('status', '=', PENDING)
-    .execute();
   const owner = await trx
     .selectFrom('developers')
     .select('email')
@@ -203,13 +198,17 @@ export async function disableWebhook(
   return { developerId: disabled.developer_id, email: owner.email, mode: disabled.mode, url: disabled.url };
 }
 
-/** Enables the owner's webhook again; false when the owner has no webhook of that id in its mode. */
+/**
+ * Enables the owner's webhook again, its failing streak reset; false when the
+ * owner has no webhook of that id in its mode.
+ */
 export async function enableWebhook(store: Store, owner: Owner, webhookId: string, now: string): Promise<boolean> {
   const result = await store.db
     .updateTable('webhooks')
     .set((eb) => ({
       disabled_at: null,
       disabled_reason: null,
+      failing_since: eb.case().when('disabled_at', 'is not', null).then(null).else(eb.ref('failing_since')).end(),
       enabled_at: eb.case().when('disabled_at', 'is not', null).then(now).else(eb.ref('enabled_at')).end(),
     }))
     .where('id', '=', webhookId)

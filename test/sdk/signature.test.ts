@@ -113,9 +113,15 @@ describe('Standard Webhooks signatures', () => {
     expect(
       await verifyWebhookSignature(BODY, { ...headersFor(genuine), 'webhook-timestamp': 'x' }, WHSEC, { now }),
     ).toBe(false);
-    // Headers without webhook-signature: X-Service-Signature is checked.
-    expect(await verifyWebhookSignature(BODY, { 'X-Service-Signature': nodeSign(BODY, WHSEC) }, WHSEC)).toBe(true);
-    expect(await verifyWebhookSignature(BODY, {}, WHSEC)).toBe(false);
+    // Headers without webhook-signature (a replay stripped of them, past the tolerance): refused,
+    // unless the caller opts in to X-Service-Signature, which has no timestamp.
+    const legacy = { 'X-Service-Signature': nodeSign(BODY, WHSEC) };
+    expect(await verifyWebhookSignature(BODY, legacy, WHSEC)).toBe(false);
+    await expect(parseWebhookEvent(BODY, legacy, WHSEC)).rejects.toMatchObject({ code: 'invalid_signature' });
+    expect(await verifyWebhookSignature(BODY, legacy, WHSEC, { acceptLegacySignature: true })).toBe(true);
+    expect(await verifyWebhookSignature(BODY, {}, WHSEC, { acceptLegacySignature: true })).toBe(false);
+    // The header string form still checks X-Service-Signature.
+    expect(await verifyWebhookSignature(BODY, legacy['X-Service-Signature'], WHSEC)).toBe(true);
   });
 });
 

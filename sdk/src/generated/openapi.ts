@@ -2925,7 +2925,7 @@ export interface paths {
         };
         /**
          * Get a delivery and its attempts
-         * @description One delivery with every attempt kept of it (`attempts`, oldest first: when, how long, the status code, the first 1,024 bytes of the answer, the error), for `WEBHOOK_ATTEMPT_RETENTION`.
+         * @description One delivery with every attempt kept of it (`attempts`, oldest first: when, how long, the status code, the first 1 KiB of the answer, the error), for `WEBHOOK_ATTEMPT_RETENTION`.
          */
         get: {
             parameters: {
@@ -2965,7 +2965,7 @@ export interface paths {
                                 duration_ms: number;
                                 /** @description null when no answer came. */
                                 status_code: number | null;
-                                /** @description The first 1024 bytes of the answer's body; null when no answer came. */
+                                /** @description The first 1 KiB of the answer's body; null when no answer came. */
                                 response_body: string | null;
                                 /** @description Why it failed; null for a 2xx. */
                                 error: string | null;

@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { listWebhookDeliveries, readWebhookDelivery, redeliver } from '../../actions/webhooks.js';
 import { MAX_ID_LENGTH } from '../../domain/ids.js';
+import { formatBytes } from '../../domain/units.js';
+import { MAX_ATTEMPT_RESPONSE_BYTES } from '../../domain/webhooks.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
@@ -58,8 +60,7 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Get a delivery and its attempts',
-        description:
-          'One delivery with every attempt kept of it (`attempts`, oldest first: when, how long, the status code, the first 1,024 bytes of the answer, the error), for `WEBHOOK_ATTEMPT_RETENTION`.',
+        description: `One delivery with every attempt kept of it (\`attempts\`, oldest first: when, how long, the status code, the first ${formatBytes(MAX_ATTEMPT_RESPONSE_BYTES)} of the answer, the error), for \`WEBHOOK_ATTEMPT_RETENTION\`.`,
         tags: ['webhooks'],
         params: DeliveryParams,
         response: { 200: DeliveryWithAttemptsObject, ...errorResponses(401, 404) },

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import type { DeliveryWithAttempts, OwnedWebhook } from '../../actions/webhooks.js';
 import { MAX_ID_LENGTH } from '../../domain/ids.js';
+import { formatBytes } from '../../domain/units.js';
 import { MAX_ATTEMPT_RESPONSE_BYTES } from '../../domain/webhooks.js';
 import { ModeSchema, Timestamp } from '../../http/schemas.js';
 import type { DeliveriesTable } from '../../store/schema.js';
@@ -74,7 +75,7 @@ export const AttemptObject = Type.Object({
   duration_ms: Type.Integer(),
   status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'null when no answer came.' }),
   response_body: Type.Union([Type.String(), Type.Null()], {
-    description: `The first ${MAX_ATTEMPT_RESPONSE_BYTES} bytes of the answer's body; null when no answer came.`,
+    description: `The first ${formatBytes(MAX_ATTEMPT_RESPONSE_BYTES)} of the answer's body; null when no answer came.`,
   }),
   error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed; null for a 2xx.' }),
 });

@@ -10,9 +10,14 @@ import {
   removeOwnedWebhook,
   rotateOwnedWebhookSecret,
 } from '../../actions/webhooks.js';
+import { formatSeconds } from '../../domain/units.js';
+import { ROTATION_OVERLAP_MS } from '../../domain/webhooks.js';
 import { keyHolderOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { presentWebhook, WebhookIdParams, WebhookObject } from './schemas.js';
+
+/** How long a rotated-out secret still signs, as people read it. */
+const OVERLAP = formatSeconds(ROTATION_OVERLAP_MS / 1000);
 
 const WebhookList = Type.Object({
   object: Type.Literal('list'),
@@ -25,7 +30,7 @@ const RotatedSecret = Type.Object({
   secret: Type.String({ description: 'The new signing secret (`whsec_…`), shown this once.' }),
   previous_secret_expires_at: Type.String({
     format: 'date-time',
-    description: 'Until then the previous secret signs every delivery too (24 hours).',
+    description: `Until then the previous secret signs every delivery too (${OVERLAP}).`,
   }),
 });
 
@@ -78,8 +83,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Rotate a webhook’s secret',
-        description:
-          'Gives the webhook a new random secret, answered this once. For 24 hours every delivery is signed with both: `webhook-signature` carries both signatures (space-separated), `X-Service-Signature` the new one. Rotating again within the 24 hours drops the oldest, so at most two secrets are valid.',
+        description: `Gives the webhook a new random secret, answered this once. For ${OVERLAP} every delivery is signed with both: \`webhook-signature\` carries both signatures (space-separated), \`X-Service-Signature\` the new one. Rotating again within the ${OVERLAP} drops the oldest, so at most two secrets are valid.`,
         tags: ['webhooks'],
         params: WebhookIdParams,
         response: { 200: RotatedSecret, ...errorResponses(401, 404) },

@@ -2,6 +2,9 @@ import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/domain/clock.js';
+import { recoverDeliveries } from '../../../src/store/deliveries.js';
+import { requeueFailed } from '../../../src/store/outbox.js';
+import { disableWebhook } from '../../../src/store/webhooks.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../../helpers/https-receiver.js';
 import { createPause, eventually } from '../../helpers/pauses.js';
@@ -291,6 +294,43 @@ describe('auto-disable, enable and recover', () => {
     expect(pauseIds.size).toBe(2);
   });
 
+  it('recovers each missed event once in total when two recoveries run at once', async () => {
+    offsetMs = 0;
+    const account = await registerAccount(service.url);
+    const webhook = await addWebhook(account, WHSEC, '/twice');
+    const start = new Date(Date.now() - 1000).toISOString();
+    receiver.respondWith({ status: 410 });
+    await requestFor('/twice', await cancelledPause(account));
+    await eventually(async () => expect((await webhookOf(account, webhook.id)).status).toBe('disabled'));
+    for (let i = 0; i < 3; i++) await cancelledPause(account);
+    await call(service.url, 'POST', `/v1/webhooks/${webhook.id}/enable`, { token: account.test });
+    const recover = () =>
+      call(service.url, 'POST', `/v1/webhooks/${webhook.id}/recover`, { token: account.test, body: { since: start } });
+    const replies = await Promise.all([recover(), recover()]);
+    for (const reply of replies) expect(reply.status, reply.text).toBe(200);
+    const total = (key: 'added' | 'requeued') => replies.reduce((sum, reply) => sum + (reply.body[key] as number), 0);
+    expect({ added: total('added'), requeued: total('requeued') }).toEqual({ added: 3, requeued: 1 });
+    const deliveries = await deliveriesOf(account, webhook.id);
+    expect(deliveries).toHaveLength(4);
+    expect(new Set(deliveries.map((delivery) => delivery.pause_id)).size).toBe(4);
+
+    // In batches smaller than the window (its deliveries gone): every event once, over three batches.
+    await service.store.db.deleteFrom('deliveries').where('webhook_id', '=', webhook.id).execute();
+    const batched = await recoverDeliveries(service.store, {
+      webhookId: webhook.id,
+      since: start,
+      until: new Date(Date.now() + 1000).toISOString(),
+      now: new Date().toISOString(),
+      batchSize: 2,
+    });
+    expect(batched).toEqual({ requeued: 0, added: 4 });
+    const again = await deliveriesOf(account, webhook.id);
+    expect(new Set(again.map((delivery) => delivery.pause_id))).toEqual(
+      new Set(deliveries.map((delivery) => delivery.pause_id)),
+    );
+    expect(again).toHaveLength(4);
+  });
+
   it("emails a live webhook's owner through the notifications queue when it is disabled, not a test one's", async () => {
     const smtp = await startSmtpReceiver();
     const mailing = await startTestService({
@@ -356,13 +396,119 @@ describe('auto-disable, enable and recover', () => {
     offsetMs = 80 * 60_000; // 80 min after the first failure, 50 after the success
     await requestFor('/failing', await cancelledPause(account));
     expect((await webhookOf(account, webhook.id)).status).toBe('active');
-    // Past an hour of failures since the success: disabled, pending retries failed.
+    // Past an hour of failures since the success: disabled; pending retries fail, unsent, as they fall due.
     offsetMs = 115 * 60_000;
     await requestFor('/failing', await cancelledPause(account));
     await eventually(async () => expect((await webhookOf(account, webhook.id)).status).toBe('disabled'));
     expect((await webhookOf(account, webhook.id)).disabled_reason).toMatch(/failed since/);
+    const sent = requestsTo('/failing').length;
+    offsetMs = 200 * 60_000;
+    await service.worker!.runOnce();
     const statuses = (await deliveriesOf(account, webhook.id)).map((delivery) => delivery.status);
     expect(statuses).not.toContain('pending');
+    expect(requestsTo('/failing')).toHaveLength(sent);
+    offsetMs = 0;
+  });
+
+  it('keeps the failing streak on the webhook: begun by a failure, ended by a success, whatever attempts are pruned', async () => {
+    offsetMs = 0;
+    const account = await registerAccount(service.url);
+    const webhook = await addWebhook(account, WHSEC, '/streak');
+    const failingSince = async () =>
+      (
+        await service.store.db
+          .selectFrom('webhooks')
+          .select('failing_since')
+          .where('id', '=', webhook.id)
+          .executeTakeFirstOrThrow()
+      ).failing_since;
+    receiver.setDefault({ status: 500 });
+    await requestFor('/streak', await cancelledPause(account));
+    const began = await failingSince();
+    expect(began).not.toBeNull();
+    // A later failure leaves it be; a success ends it.
+    offsetMs = 10 * 60_000;
+    await requestFor('/streak', await cancelledPause(account));
+    expect(await failingSince()).toBe(began);
+    receiver.respondWith({ status: 200 });
+    await requestFor('/streak', await cancelledPause(account));
+    await eventually(async () => expect(await failingSince()).toBeNull());
+    // Failing again, then its attempts gone (as WEBHOOK_ATTEMPT_RETENTION would):
+    // the streak still counts from its first failure and disables it past the hour.
+    offsetMs = 20 * 60_000;
+    await requestFor('/streak', await cancelledPause(account));
+    const again = await failingSince();
+    expect(Date.parse(again!)).toBeGreaterThanOrEqual(Date.now() + 19 * 60_000);
+    await service.store.db.deleteFrom('delivery_attempts').where('webhook_id', '=', webhook.id).execute();
+    offsetMs = 85 * 60_000;
+    await requestFor('/streak', await cancelledPause(account));
+    await eventually(async () => expect((await webhookOf(account, webhook.id)).status).toBe('disabled'));
+    expect((await webhookOf(account, webhook.id)).disabled_reason).toBe(`Every delivery has failed since ${again}.`);
+    // Enabling resets it.
+    await call(service.url, 'POST', `/v1/webhooks/${webhook.id}/enable`, { token: account.test });
+    expect(await failingSince()).toBeNull();
+    offsetMs = 0;
+  });
+
+  it('keeps the attempts in flight when their webhook is disabled, with their real answers, and sends nothing more', async () => {
+    offsetMs = 0;
+    const account = await registerAccount(service.url);
+    const webhook = await addWebhook(account, WHSEC, '/in-flight');
+    // A slow receiver: both attempts are out when the webhook is disabled. The first one to arrive succeeds.
+    let answered = 0;
+    receiver.setDefault(() =>
+      answered++ === 0
+        ? { status: 200, body: 'took it', delayMs: 1000 }
+        : { status: 500, body: 'broken', delayMs: 1000 },
+    );
+    const pauses = [await cancelledPause(account), await cancelledPause(account)];
+    await eventually(async () => {
+      await service.worker!.runOnce();
+      expect(requestsTo('/in-flight')).toHaveLength(2);
+    });
+    const disabled = await disableWebhook(service.store, {
+      webhookId: webhook.id,
+      reason: 'by hand',
+      now: new Date().toISOString(),
+    });
+    expect(disabled).toBeDefined();
+    const ok = pauses.find((pauseId) => requestsTo('/in-flight')[0]!.body.toString('utf8').includes(pauseId))!;
+    const failing = pauses.find((pauseId) => pauseId !== ok)!;
+    const attemptsOf = async (pauseId: string) => {
+      const delivery = (await deliveriesOf(account, webhook.id)).find((row) => row.pause_id === pauseId)!;
+      const reply = await call(service.url, 'GET', `/v1/webhooks/${webhook.id}/deliveries/${delivery.id}`, {
+        token: account.test,
+      });
+      return reply.body as { status: string; attempts: Array<Record<string, unknown>> };
+    };
+    await eventually(async () => {
+      await service.worker!.runOnce();
+      expect((await attemptsOf(failing)).attempts).toHaveLength(1);
+    });
+    expect(await attemptsOf(ok)).toMatchObject({
+      status: 'succeeded',
+      attempts: [{ status_code: 200, response_body: 'took it', error: null }],
+    });
+    expect(await attemptsOf(failing)).toMatchObject({
+      status: 'pending',
+      attempts: [{ status_code: 500, response_body: 'broken', error: 'HTTP 500' }],
+    });
+    // Its retry falls due: failed for good, unsent, and no attempt made up.
+    offsetMs = 10 * 60_000;
+    await service.worker!.runOnce();
+    expect(await attemptsOf(failing)).toMatchObject({ status: 'failed', attempts: [{ status_code: 500 }] });
+    expect((await attemptsOf(failing)).attempts).toHaveLength(1);
+    expect(requestsTo('/in-flight')).toHaveLength(2);
+    // Past the actions' checks (a race with the disabling): the store re-queues nothing for a disabled webhook.
+    const failed = (await deliveriesOf(account, webhook.id)).find((row) => row.pause_id === failing)!;
+    const now = new Date(Date.now() + offsetMs).toISOString();
+    expect(await requeueFailed(service.store, 'deliveries', failed.id, now)).toBe(false);
+    const window = { since: new Date(0).toISOString(), until: now, now };
+    expect(await recoverDeliveries(service.store, { webhookId: webhook.id, ...window })).toEqual({
+      requeued: 0,
+      added: 0,
+    });
+    expect((await attemptsOf(failing)).status).toBe('failed');
     offsetMs = 0;
   });
 
@@ -376,11 +522,13 @@ describe('auto-disable, enable and recover', () => {
       [{ since: 'yesterday' }, 'since'],
       [{ since: '2026-11-20T00:00:00Z', until: 'soon' }, 'until'],
       [{ since: '2026-11-20T00:00:00Z', until: '2026-11-19T00:00:00Z' }, 'until'],
+      [{ since: new Date(Date.now() + HOUR).toISOString() }, 'since'],
     ] as const) {
       const reply = await recover(body);
       expect(reply.status, JSON.stringify(body)).toBe(400);
       expect(reply.body.error.code).toBe('invalid_request');
       expect(reply.body.error.message).toContain(field);
+      expect(reply.body.error.details.fields.map((problem: { field: string }) => problem.field)).toEqual([field]);
     }
     const other = await registerAccount(service.url);
     expect((await recover({ since: '2026-11-20T00:00:00Z' }, other.test)).status).toBe(404);
@@ -394,7 +542,8 @@ describe('attempts', () => {
     offsetMs = 0;
     const account = await registerAccount(service.url);
     const webhook = await addWebhook(account, WHSEC, '/attempts');
-    const long = `${'é'.repeat(511)}xyz${'z'.repeat(2000)}`;
+    // One byte first: the cut at 1,024 bytes falls inside a two-byte é, which is left out whole.
+    const long = `x${'é'.repeat(1000)}`;
     receiver.respondWith({ status: 503, body: long });
     const pauseId = await cancelledPause(account);
     await requestFor('/attempts', pauseId);
@@ -412,10 +561,10 @@ describe('attempts', () => {
       at: expect.any(String),
       duration_ms: expect.any(Number),
       status_code: 503,
-      response_body: `${'é'.repeat(511)}xy`,
+      response_body: `x${'é'.repeat(511)}`,
       error: 'HTTP 503',
     });
-    expect(Buffer.byteLength(failed.response_body)).toBe(1024);
+    expect(Buffer.byteLength(failed.response_body)).toBe(1023);
     expect(succeeded).toMatchObject({ status_code: 200, response_body: 'ok', error: null });
     expect(Date.parse(succeeded.at) - Date.parse(failed.at)).toBeGreaterThanOrEqual(5 * 60_000);
 
@@ -431,6 +580,25 @@ describe('attempts', () => {
     });
     expect(unknown.status).toBe(404);
     offsetMs = 0;
+  });
+
+  it('keeps an answer carrying U+0000 (which PostgreSQL refuses in text) with U+FFFD in its place, and settles it', async () => {
+    offsetMs = 0;
+    const account = await registerAccount(service.url);
+    const webhook = await addWebhook(account, WHSEC, '/nul');
+    receiver.respondWith({ status: 200, body: 'a\0b' });
+    await requestFor('/nul', await cancelledPause(account));
+    await eventually(async () => {
+      await service.worker!.runOnce();
+      expect((await deliveriesOf(account, webhook.id))[0]).toMatchObject({ status: 'succeeded' });
+    });
+    const [delivery] = await deliveriesOf(account, webhook.id);
+    const reply = await call(service.url, 'GET', `/v1/webhooks/${webhook.id}/deliveries/${delivery!.id}`, {
+      token: account.test,
+    });
+    expect(reply.body.attempts).toEqual([expect.objectContaining({ status_code: 200, response_body: 'a\uFFFDb' })]);
+    // Sent once: the settle did not fail and leave it to be sent again.
+    expect(requestsTo('/nul')).toHaveLength(1);
   });
 
   it('prunes attempts older than WEBHOOK_ATTEMPT_RETENTION, keeping the delivery and newer attempts', async () => {
