@@ -1,6 +1,7 @@
 // Issue 4: webhook delivery throughput to a local keep-alive HTTPS receiver is
 // at least 50% of a plain undici POST loop to the same receiver in the same
 // run, and event-to-delivery latency p50/p99 is reported (goal p99 < 200 ms).
+// Issue 27: on PostgreSQL at least 60%.
 //
 //   npx tsx bench/webhook-delivery.ts [--count=10000] [--warmup=500] [--rate=200]
 //                                     [--seconds=10] [--postgres] [--cpu-prof[=<dir>]]
@@ -67,7 +68,8 @@ import {
 } from './lib/service.js';
 import { percentile } from './lib/stats.js';
 
-const TARGET_RATIO = 0.5;
+/** Of the plain loop's posts/s: issue 4's on SQLite, issue 27's on PostgreSQL. */
+const TARGET_RATIO = { sqlite: 0.5, postgres: 0.6 };
 const TARGET_P99_MS = 200;
 const HOOK_PATH = '/hook';
 const BASELINE_PATH = '/baseline';
@@ -151,7 +153,7 @@ async function main(): Promise<void> {
   await waitUntilSettled(setup, Date.now() + 60_000);
   const check = await checkDeliveries(setup, arrivals, warmup + count + (latency?.events ?? 0));
 
-  report({ count, warmup, before, after, drained, latency, check });
+  report({ count, warmup, before, after, drained, latency, check, target: TARGET_RATIO[database.kind] });
   if (profileDir) {
     console.log('\nNOTE: the service ran under --cpu-prof, which slows it; use a run without it for the figures.');
     console.log('The latency part was skipped; the profile covers start-up and the drain.');
@@ -458,6 +460,8 @@ function report(input: {
   drained: Drained;
   latency: Latency | undefined;
   check: Check;
+  /** The throughput ratio to reach. */
+  target: number;
 }): void {
   const { count, warmup, before, after, drained, latency, check } = input;
   const baseline = (before.perSecond + after.perSecond) / 2;
@@ -502,7 +506,7 @@ function report(input: {
   console.log(
     `RESULT throughput: ${int(drained.perSecond)} deliveries/s = ${pct(ratio)} of the plain undici loop ` +
       `(${int(before.perSecond)} and ${int(after.perSecond)} posts/s, mean ${int(baseline)}) ` +
-      `(target >= ${pct(TARGET_RATIO)}): ${verdict(ratio >= TARGET_RATIO && check.other === 0)}`,
+      `(target >= ${pct(input.target)}): ${verdict(ratio >= input.target && check.other === 0)}`,
   );
   if (latency) {
     const p99 = percentile(latency.fromEvent, 99);
