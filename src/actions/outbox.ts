@@ -14,6 +14,8 @@ import type { TickContext } from './ticks.js';
 /** While attempts are out, how often to look for newly due rows when not woken. */
 const RECLAIM_MS = 100;
 const CLAIM_RETRY_MS = 1000;
+/** Statements settling successes that may be out at once (each carries all the successes waiting when it starts). */
+const SETTLES_AT_ONCE = 2;
 
 /** An HTTP attempt's result: only a 2xx counts as done (redirects are not followed). */
 export function httpAttempt(result: PostResult): AttemptResult {
@@ -52,8 +54,11 @@ export function outboxTick<T extends Claim>(
 ) {
   const { store, clock, logger, config, metrics } = services;
 
-  // Successes that end in the same turn of the event loop are settled by one
-  // statement; retries and failures, the rare case, one by one.
+  // Successes are settled together: those that end while a settle is being
+  // written wait for it and go in the next one, so under load a statement
+  // (and its commit) carries many rows rather than each turn of the event
+  // loop writing its own. At most SETTLES_AT_ONCE are out at a time.
+  // Retries and failures, the rare case, are settled one by one.
   let successes: Array<{
     claim: T;
     statusCode: number | null;
@@ -61,6 +66,7 @@ export function outboxTick<T extends Claim>(
     settled: (ok: boolean) => void;
     error: (e: unknown) => void;
   }> = [];
+  let settlesOut = 0;
   async function settleSuccesses(): Promise<void> {
     const batch = successes;
     successes = [];
@@ -71,10 +77,20 @@ export function outboxTick<T extends Claim>(
       for (const success of batch) success.error(error);
     }
   }
+  function settleWaiting(): void {
+    if (successes.length === 0 || settlesOut >= SETTLES_AT_ONCE) return;
+    settlesOut++;
+    setImmediate(() =>
+      settleSuccesses().finally(() => {
+        settlesOut--;
+        settleWaiting();
+      }),
+    );
+  }
   const settleSuccess = (claim: T, statusCode: number | null, attempt: NewDeliveryAttempt | undefined) =>
     new Promise<boolean>((settled, error) => {
       successes.push({ claim, statusCode, attempt, settled, error });
-      if (successes.length === 1) setImmediate(settleSuccesses);
+      settleWaiting();
     });
 
   /** One attempt and its settle; `answered` is called as soon as the attempt itself has ended. */
