@@ -13,7 +13,7 @@ import type { Pause, SlackResponder } from '../domain/pause.js';
 import { responseToken, reviewerToken } from '../domain/response-token.js';
 import type { AttemptResult } from '../domain/retry-schedule.js';
 import { ApiError, type FieldProblem } from '../errors.js';
-import type { SlackApp, SlackResult } from '../messages/slack-app.js';
+import type { SlackApp, SlackResult, SlackUser } from '../messages/slack-app.js';
 import {
   ACTIONS_BLOCK_PREFIX,
   ANSWER_MODAL,
@@ -32,7 +32,7 @@ import {
 } from '../store/notifications.js';
 import { getPause } from '../store/pauses.js';
 import { reviewersOf } from '../store/reviewers.js';
-import { recordSlackMessage, updatedMessage } from '../store/slack.js';
+import { recordSlackMessage, reviewersMessagedInSlack, updatedMessage } from '../store/slack.js';
 import { submitAnswer, submitPostedAnswer } from './answer-pause.js';
 import { planReviewerEmails } from './plan-notifications.js';
 
@@ -66,23 +66,47 @@ export async function attemptSlackMessage(
   if (!slack) return notConfigured;
   if (notification.kind === 'update') return attemptUpdate(services, slack, notification);
   let channel = notification.recipient;
+  let userId: string | undefined;
   if (notification.reviewer_id !== null) {
     const found = await slack.lookupByEmail(notification.recipient);
     if (!found.ok) return attemptOf(found);
-    if (found.value === null) {
+    const refused =
+      found.value === null
+        ? { ok: true as const, value: 'is not in this Slack workspace' }
+        : await untrusted(slack, found.value);
+    if (!refused.ok) return attemptOf(refused);
+    if (refused.value !== null || found.value === null) {
       const emailed = await emailInstead(services, notification);
       return {
         ok: false,
         final: true,
         statusCode: null,
-        error: `${notification.recipient} is not in this Slack workspace; ${emailed ? 'emailed instead' : 'their email was sent already'}`,
+        error: `${notification.recipient} ${refused.value}; ${emailed ? 'emailed instead' : 'their email was sent already'}`,
       };
     }
-    channel = found.value;
+    channel = found.value.id;
+    userId = found.value.id;
   }
   const posted = await slack.postMessage(channel, slackMessageOf(notification));
-  if (posted.ok) await recordSlackMessage(store, { id: notification.id, ...posted.value });
+  if (posted.ok)
+    await recordSlackMessage(store, { id: notification.id, ...posted.value, ...(userId ? { userId } : {}) });
   return attemptOf(posted);
+}
+
+/**
+ * Why a Slack user may not answer (nor be sent a reviewer's buttons), read
+ * from Slack's documented user fields; null when they may. Only a confirmed
+ * email of a member of the bot's own workspace is trusted.
+ */
+async function untrusted(slack: SlackApp, user: SlackUser): Promise<SlackResult<string | null>> {
+  if (user.deleted) return { ok: true, value: 'is deactivated in Slack' };
+  if (user.isBot) return { ok: true, value: 'is a bot in Slack' };
+  if (user.isStranger) return { ok: true, value: 'is an external (Slack Connect) user' };
+  if (user.emailConfirmed === false) return { ok: true, value: 'has not confirmed their email in Slack' };
+  const team = await slack.ownTeam();
+  if (!team.ok) return team;
+  if (user.teamId !== team.value) return { ok: true, value: "is not a member of this service's Slack workspace" };
+  return { ok: true, value: null };
 }
 
 async function attemptUpdate(
@@ -189,6 +213,8 @@ export const SLACK_MESSAGES = {
   unknown: 'This button belongs to no question this service knows; nothing was recorded.',
   notReviewer: 'Only the named reviewers of this question can answer it; nothing was recorded.',
   noProfile: 'Your Slack profile could not be read, so your answer was not recorded; try again.',
+  untrusted:
+    'Only a confirmed member of this workspace (not a deactivated, bot or external account) can answer; nothing was recorded.',
   needsPage: (url: string) => `This answer needs a reason or the form's fields; give them on the page: ${url}`,
   recorded: (choice: string) => `Recorded: ${choice}. The question is decided.`,
   voted: (choice: string) => `Your vote (${choice}) is counted; the question waits for more votes.`,
@@ -214,14 +240,15 @@ export async function answerFromSlack(services: SlackServices, payload: SlackBlo
   const choice = action?.value;
   if (!action?.block_id?.startsWith(ACTIONS_BLOCK_PREFIX) || typeof choice !== 'string')
     return tell(SLACK_MESSAGES.unknown);
-  const pause = await getPause(store, action.block_id.slice(ACTIONS_BLOCK_PREFIX.length));
-  if (!pause || (pause.quorum === null && !pause.notify?.slack)) return tell(SLACK_MESSAGES.unknown);
-
-  const who = await slack.userInfo(userId);
-  if (!who.ok) return tell(SLACK_MESSAGES.noProfile);
-  const responder: SlackResponder = { slack_user_id: userId, email: who.value.email, name: who.value.name };
-  const token = await tokenFor(services, pause, responder);
-  if (!token) return tell(SLACK_MESSAGES.notReviewer);
+  const clicker = await clickerToken(
+    services,
+    slack,
+    await getPause(store, action.block_id.slice(ACTIONS_BLOCK_PREFIX.length)),
+    userId,
+  );
+  if ('refused' in clicker) return tell(clicker.refused);
+  const { token, responder } = clicker;
+  const pause = clicker.pause;
   if (pause.requireText.includes(choice) || pause.form?.on.includes(choice)) {
     const opened = payload.trigger_id
       ? await slack.openView(payload.trigger_id, answerModal(pause, choice, { p: pause.id, c: choice, ch: channelId }))
@@ -307,11 +334,9 @@ async function submitFromModal(services: SlackServices, view: SlackViewSubmissio
   };
   const pause = typeof metadata.p === 'string' ? await getPause(store, metadata.p) : undefined;
   if (!pause || typeof metadata.c !== 'string') return { response: CLEAR, after: tell(SLACK_MESSAGES.unknown) };
-  const who = await slack.userInfo(userId);
-  if (!who.ok) return { response: CLEAR, after: tell(SLACK_MESSAGES.noProfile) };
-  const responder: SlackResponder = { slack_user_id: userId, email: who.value.email, name: who.value.name };
-  const token = await tokenFor(services, pause, responder);
-  if (!token) return { response: CLEAR, after: tell(SLACK_MESSAGES.notReviewer) };
+  const clicker = await clickerToken(services, slack, pause, userId);
+  if ('refused' in clicker) return { response: CLEAR, after: tell(clicker.refused) };
+  const { token, responder } = clicker;
 
   const values = view.view.state?.values ?? {};
   const fields: PostedFields = {};
@@ -350,13 +375,35 @@ async function submitFromModal(services: SlackServices, view: SlackViewSubmissio
 /** Closes the modal (and any stacked on it). */
 const CLEAR = { response_action: 'clear' };
 
-/** The token the clicker answers with: their reviewer link's, or the shared link's; none for a non-reviewer. */
-async function tokenFor(services: SlackServices, pause: Pause, responder: SlackResponder): Promise<string | undefined> {
+/**
+ * Who is clicking and may they answer this pause (a button's click and a
+ * modal's submission alike): the clicker is read from Slack (users.info) and
+ * must be a trusted member of the bot's workspace. A question posted to a
+ * channel answers with the shared link's token; a reviewer's with their own,
+ * only when it is clicked by the Slack user their direct message was posted
+ * to (and whose email is theirs). Otherwise the message that says why.
+ */
+async function clickerToken(
+  services: SlackServices,
+  slack: SlackApp,
+  pause: Pause | undefined,
+  userId: string,
+): Promise<{ token: string; responder: SlackResponder; pause: Pause } | { refused: string }> {
+  if (!pause || (pause.quorum === null && !pause.notify?.slack)) return { refused: SLACK_MESSAGES.unknown };
+  const who = await slack.userInfo(userId);
+  if (!who.ok) return { refused: SLACK_MESSAGES.noProfile };
+  const refused = await untrusted(slack, who.value);
+  if (!refused.ok) return { refused: SLACK_MESSAGES.noProfile };
+  if (refused.value !== null) return { refused: SLACK_MESSAGES.untrusted };
+  const responder: SlackResponder = { slack_user_id: userId, email: who.value.email, name: who.value.name };
   const key = services.keys.respondToken;
-  if (pause.quorum === null) return responseToken(key, pause.id);
-  if (!responder.email) return undefined;
+  if (pause.quorum === null) return { token: responseToken(key, pause.id), responder, pause };
+  if (!responder.email) return { refused: SLACK_MESSAGES.notReviewer };
   const email = normaliseEmail(responder.email);
+  const messaged = await reviewersMessagedInSlack(services.store, pause.id, userId);
   const reviewers = (await reviewersOf(services.store, [pause.id])).get(pause.id) ?? [];
-  const reviewer = reviewers.find((row) => row.email === email);
-  return reviewer ? reviewerToken(key, pause.id, reviewer.id) : undefined;
+  const reviewer = reviewers.find((row) => row.email === email && messaged.includes(row.id));
+  return reviewer
+    ? { token: reviewerToken(key, pause.id, reviewer.id), responder, pause }
+    : { refused: SLACK_MESSAGES.notReviewer };
 }

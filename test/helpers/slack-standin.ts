@@ -6,7 +6,8 @@
 //     xoxb-…`; answers `{ok: true, …}` or `{ok: false, error}` with HTTP 200,
 //     and `429` with `Retry-After` when a test asks for it. Methods:
 //     chat.postMessage, chat.update, chat.postEphemeral, users.lookupByEmail,
-//     users.info, views.open.
+//     users.info (user objects with team_id, deleted, is_bot, is_stranger,
+//     is_email_confirmed as Slack documents them), auth.test, views.open.
 //   - Socket Mode: apps.connections.open (with the app-level token, `xapp-…`)
 //     answers a WebSocket URL on this server; on connecting, the client gets
 //     `hello`; envelopes (`{envelope_id, type: "interactive", payload, …}`) are
@@ -40,7 +41,19 @@ export interface SlackUserRecord {
   id: string;
   email: string;
   name: string;
+  /** The user's workspace; the stand-in's own (T0STANDIN) unless set. */
+  teamId?: string;
+  /** A deactivated account (`deleted: true`). */
+  deleted?: boolean;
+  isBot?: boolean;
+  /** A Slack Connect external user (`is_stranger: true`, and their own team_id). */
+  isStranger?: boolean;
+  /** `is_email_confirmed`; true unless set. */
+  emailConfirmed?: boolean;
 }
+
+/** The stand-in's workspace: the bot's team (auth.test) and its users' team_id. */
+export const STANDIN_TEAM = 'T0STANDIN';
 
 export interface PostedMessage {
   channel: string;
@@ -155,6 +168,16 @@ export async function startSlackStandin(
         const user = users.get(String(args.user));
         return user ? { ok: true, user: userObject(user) } : { ok: false, error: 'user_not_found' };
       }
+      case 'auth.test':
+        return {
+          ok: true,
+          url: 'https://standin.slack.com/',
+          team: 'Stand-in',
+          user: 'pausepoint',
+          team_id: STANDIN_TEAM,
+          user_id: 'U0BOT',
+          bot_id: 'B0BOT',
+        };
       case 'views.open':
         return { ok: true, view: { id: `V${++counter}`, ...(parseMaybe(args.view) ?? {}) } };
       default:
@@ -355,12 +378,25 @@ export async function startSlackStandin(
   };
 }
 
+/** A user object as Slack documents it (users.info, users.lookupByEmail). */
 function userObject(user: SlackUserRecord) {
   return {
     id: user.id,
+    team_id: user.teamId ?? STANDIN_TEAM,
     name: user.name.toLowerCase().replace(/\s+/g, '.'),
+    deleted: user.deleted === true,
     real_name: user.name,
-    profile: { email: user.email, real_name: user.name, display_name: user.name },
+    tz: 'Europe/London',
+    profile: { email: user.email, real_name: user.name, display_name: user.name, team: user.teamId ?? STANDIN_TEAM },
+    is_admin: false,
+    is_owner: false,
+    is_bot: user.isBot === true,
+    is_app_user: false,
+    is_restricted: false,
+    is_ultra_restricted: false,
+    ...(user.isStranger ? { is_stranger: true } : {}),
+    is_email_confirmed: user.emailConfirmed ?? true,
+    updated: 1764240000,
   };
 }
 

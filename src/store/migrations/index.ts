@@ -16,6 +16,7 @@ import * as searchPrefixes from './0014_search_prefixes.js';
 import * as forms from './0015_forms.js';
 import * as webhookOperations from './0016_webhook_operations.js';
 import * as slack from './0017_slack.js';
+import * as slackUsers from './0018_slack_users.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0015_forms': forms,
   '0016_webhook_operations': webhookOperations,
   '0017_slack': slack,
+  '0018_slack_users': slackUsers,
 };

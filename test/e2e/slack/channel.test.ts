@@ -20,6 +20,10 @@ beforeAll(async () => {
   slack = await startSlackStandin();
   slack.addUser({ id: 'U0ANN', email: 'ann@example.com', name: 'Ann Example' });
   slack.addUser({ id: 'U0BOB', email: 'bob@example.com', name: 'Bob Example' });
+  slack.addUser({ id: 'U0UNC', email: 'unc@example.com', name: 'Una', emailConfirmed: false });
+  slack.addUser({ id: 'U0DEL', email: 'del@example.com', name: 'Del', deleted: true });
+  slack.addUser({ id: 'U0EXT', email: 'ext@example.com', name: 'Ext', isStranger: true, teamId: 'T0OTHER' });
+  slack.addUser({ id: 'U0BOT1', email: 'bot@example.com', name: 'Bot', isBot: true });
   service = await startTestService({
     env: { ...slack.env('http'), WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(',') },
   });
@@ -145,6 +149,21 @@ describe('notify.slack', () => {
     // The refused ones made no call to Slack at all (not even users.info).
     const refusedCalls = slack.calls.slice(before).filter((c) => c.method === 'users.info');
     expect(refusedCalls.length).toBe(1);
+  });
+
+  it('an unconfirmed, deactivated, external or bot user is refused, said to them alone, nothing recorded', async () => {
+    const { pause, message } = await postedQuestion();
+    const refused = ['U0UNC', 'U0DEL', 'U0EXT', 'U0BOT1'];
+    for (const user of refused) expect((await slack.click(service.url, message, 'approve', user)).status).toBe(200);
+    const text =
+      'Only a confirmed member of this workspace (not a deactivated, bot or external account) can answer; nothing was recorded.';
+    await eventually(() => {
+      for (const user of refused) expect(ephemeralsTo(user)).toContain(text);
+    });
+    const read = await readPause(pause.id);
+    expect(read.status).toBe('pending');
+    // The bot's workspace was asked once (auth.test), and kept.
+    expect(slack.callsOf('auth.test')).toHaveLength(1);
   });
 
   it('an unknown pause or button gets a message only the clicker sees', async () => {
