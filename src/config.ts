@@ -186,7 +186,7 @@ export const SETTINGS = {
   },
   RESPOND_RATE_LIMIT: {
     default: '300/60',
-    doc: 'Requests allowed per client address on `/v1/respond/{token}` and the response page.',
+    doc: 'Requests allowed per client address on `/v1/respond/{token}`, the response page and `/slack/interactions` (each counted apart).',
   },
   SEARCH_RATE_LIMIT: {
     default: '30/60',

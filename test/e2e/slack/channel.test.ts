@@ -219,6 +219,50 @@ describe('notify.slack', () => {
   });
 });
 
+describe('/slack/interactions limits', () => {
+  it('over RESPOND_RATE_LIMIT per address is 429 before the body is read (even a large one), and records nothing', async () => {
+    const limited = await startTestService({ env: { ...slack.env('http'), RESPOND_RATE_LIMIT: '2/60' } });
+    try {
+      const account = await registerAccount(limited.url);
+      const pause = await createPause(limited.url, account.live, {
+        title: `Limited ${Math.random().toString(36).slice(2, 8)}?`,
+        options: ['approve', 'reject'],
+        notify: { slack: { channel: CHANNEL } },
+      });
+      const message = await slack.messageAbout(pause.title);
+      const unknown = structuredClone(message);
+      unknown.blocks.find((b) => b.type === 'actions')!.block_id = 'someone-elses-block';
+      const infoBefore = slack.callsOf('users.info').length;
+      expect((await slack.click(limited.url, unknown, 'approve', 'U0ANN')).status).toBe(200);
+      expect((await slack.click(limited.url, unknown, 'approve', 'U0ANN')).status).toBe(200);
+      const over = await slack.click(limited.url, message, 'approve', 'U0ANN');
+      expect(over.status).toBe(429);
+      const big = await fetch(`${limited.url}/slack/interactions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ payload: 'x'.repeat(300 * 1024) }),
+      });
+      expect(big.status).toBe(429);
+      const read = (await call(limited.url, 'GET', `/v1/pause/${pause.id}`, { token: account.live })).body;
+      expect(read.status).toBe('pending');
+      expect(slack.callsOf('users.info').length).toBe(infoBefore);
+    } finally {
+      await limited.destroy();
+    }
+  });
+
+  it('a body over 256 KiB is 413 whichever parser would read it (the route bodyLimit)', async () => {
+    for (const type of ['application/json', 'application/x-www-form-urlencoded']) {
+      const big = await fetch(`${service.url}/slack/interactions`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: `payload=${'x'.repeat(300 * 1024)}`,
+      });
+      expect([type, big.status]).toEqual([type, 413]);
+    }
+  });
+});
+
 describe('Slack unreachable', () => {
   it('retries on the schedule, then marks the message failed, in the timeline too', async () => {
     const gone = await startSlackStandin();
