@@ -9,12 +9,13 @@ import {
 import type { SlackConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { SafeClient } from '../net/safe-client.js';
-import type { SlackMessage } from './slack-blocks.js';
+import { type SlackMessage, slackEscape } from './slack-blocks.js';
 
 // The Slack app's calls to the Web API, through the official client
 // (@slack/web-api) over the SSRF-safe connections. The client neither retries
 // nor waits out a rate limit itself: a failed call is reported, with Slack's
-// Retry-After, and the outbox decides when to try again.
+// Retry-After, and the outbox decides when to try again. Every `text` sent
+// here is plain words, never markup: it is escaped (slackEscape) here, once.
 
 /** A call's result: its value, or why it failed (Slack's error code, or the transport's). */
 export type SlackResult<T> =
@@ -71,17 +72,21 @@ export function createSlackApp(config: SlackConfig, outbound: SafeClient, timeou
     client,
     postMessage: (channel, message) =>
       call(async () => {
-        const answer = await client.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never });
+        const answer = await client.chat.postMessage({
+          channel,
+          text: slackEscape(message.text),
+          blocks: message.blocks as never,
+        });
         return { channel: answer.channel ?? channel, ts: answer.ts ?? '' };
       }),
     update: (channel, ts, message) =>
       call(async () => {
-        await client.chat.update({ channel, ts, text: message.text, blocks: message.blocks as never });
+        await client.chat.update({ channel, ts, text: slackEscape(message.text), blocks: message.blocks as never });
         return null;
       }),
     postEphemeral: (channel, user, text) =>
       call(async () => {
-        await client.chat.postEphemeral({ channel, user, text });
+        await client.chat.postEphemeral({ channel, user, text: slackEscape(text) });
         return null;
       }),
     async lookupByEmail(email) {

@@ -312,7 +312,9 @@ export async function startSlackStandin(
     async messageAbout(title) {
       let found: PostedMessage | undefined;
       await eventually(() => {
-        found = messages.find((m) => m.text.includes(title));
+        // The fallback text is escaped as Slack documents (& < >).
+        const escaped = title.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+        found = messages.find((m) => m.text.includes(escaped));
         if (!found) throw new Error(`no message about ${title} was posted`);
       });
       return found as PostedMessage;

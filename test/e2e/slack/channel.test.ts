@@ -166,6 +166,26 @@ describe('notify.slack', () => {
     expect(slack.callsOf('auth.test')).toHaveLength(1);
   });
 
+  it("a title or option is never read as Slack markup: the fallback text and the clicker's message are escaped", async () => {
+    const { pause, message } = await postedQuestion({
+      title: `<!channel> <https://evil.example|ok> & ${Math.random().toString(36).slice(2, 8)}`,
+      options: ['<!here>', 'reject'],
+    });
+    const escaped = pause.title.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    expect(message.text).toBe(`Decision needed: ${escaped}`);
+    expect(message.text).not.toContain('<');
+    await slack.click(service.url, message, '<!here>', 'U0ANN');
+    await eventually(() =>
+      expect(ephemeralsTo('U0ANN')).toContain('Recorded: &lt;!here&gt;. The question is decided.'),
+    );
+    await eventually(() => {
+      const update = message.updates.at(-1);
+      expect(update?.text).toBe(`Decided: &lt;!here&gt; (by Ann Example): ${escaped}`);
+    });
+    // The blocks keep the words as they are, as plain_text.
+    expect(message.blocks[0]).toMatchObject({ type: 'header', text: { type: 'plain_text', text: pause.title } });
+  });
+
   it('an unknown pause or button gets a message only the clicker sees', async () => {
     const { message } = await postedQuestion();
     const unknown = structuredClone(message);
