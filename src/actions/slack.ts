@@ -65,6 +65,9 @@ export async function attemptSlackMessage(
   const { slack, store } = services;
   if (!slack) return notConfigured;
   if (notification.kind === 'update') return attemptUpdate(services, slack, notification);
+  // A question (or reminder) whose pause closed before it went out (a retry
+  // after a 429, say) is not posted: its buttons would answer nothing.
+  if (!(await stillPending(services, notification.pause_id))) return closedBeforePosted;
   let channel = notification.recipient;
   let userId: string | undefined;
   if (notification.reviewer_id !== null) {
@@ -88,9 +91,27 @@ export async function attemptSlackMessage(
     userId = found.value.id;
   }
   const posted = await slack.postMessage(channel, slackMessageOf(notification));
-  if (posted.ok)
-    await recordSlackMessage(store, { id: notification.id, ...posted.value, ...(userId ? { userId } : {}) });
+  if (!posted.ok) return attemptOf(posted);
+  await recordSlackMessage(store, { id: notification.id, ...posted.value, ...(userId ? { userId } : {}) });
+  // Closed while it was being posted: its update may have found it not yet
+  // posted and left it to this attempt, so the outcome replaces it now.
+  if (!(await stillPending(services, notification.pause_id)) && notification.pause_id !== null) {
+    const outcome = await outcomeMessage(services, notification.pause_id);
+    if (outcome) await slack.update(posted.value.channel, posted.value.ts, outcome);
+  }
   return attemptOf(posted);
+}
+
+const closedBeforePosted: AttemptResult = {
+  ok: false,
+  final: true,
+  statusCode: null,
+  error: 'the pause was closed before the question was posted; nothing was sent',
+};
+
+async function stillPending(services: SlackServices, pauseId: string | null): Promise<boolean> {
+  if (pauseId === null) return true;
+  return (await getPause(services.store, pauseId))?.status === 'pending';
 }
 
 /**
@@ -116,10 +137,11 @@ async function attemptUpdate(
 ): Promise<AttemptResult> {
   const original = notification.updates_id ? await updatedMessage(services.store, notification.updates_id) : undefined;
   if (!original?.slack_channel || !original.slack_ts) {
-    // Not posted yet: try again once it is. Never posted (it failed): nothing to update.
-    return original?.status === 'pending'
-      ? { ok: false, statusCode: null, error: 'the message to update is not posted yet' }
-      : { ok: true, statusCode: null };
+    // Never posted (it failed, or its pause closed first): nothing to update.
+    // Not posted yet: nothing for this update to give up on either; the
+    // original's own attempt sees the pause closed and posts nothing, or,
+    // posted in that moment, replaces itself with the outcome.
+    return { ok: true, statusCode: null };
   }
   // Every Slack message is about a pause; only the webhook-disabled email has none.
   const message = notification.pause_id === null ? undefined : await outcomeMessage(services, notification.pause_id);

@@ -289,6 +289,30 @@ describe('reviewers in Slack', () => {
       });
   });
 
+  it('a question whose pause closes while it waits out a 429 is never posted, and nothing is left pending', async () => {
+    const asked = title('Closed while rate limited');
+    slack.rateLimit('chat.postMessage', 30);
+    const pause = await createPause(service.url, dev.live, {
+      title: asked,
+      notify: { slack: { channel: 'C0LIMITED' } },
+      expires_in: 3600,
+    });
+    await eventually(async () => expect((await readPause(pause.id)).notifications[0].attempts).toBe(1));
+    expect((await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.live })).status).toBe(200);
+    offsetMs += 31_000; // past Retry-After, on the service's clock
+    await eventually(async () => {
+      const read = await readPause(pause.id);
+      expect(read.notifications[0]).toMatchObject({
+        status: 'failed',
+        last_error: 'the pause was closed before the question was posted; nothing was sent',
+      });
+      expect(read.notifications.filter((n: any) => n.status === 'pending')).toEqual([]);
+    });
+    const posts = slack.callsOf('chat.postMessage').filter((c) => String(c.args.text).includes(asked));
+    expect(posts.map((c) => c.status)).toEqual([429]);
+    expect(slack.messages.filter((m) => m.text.includes(asked))).toHaveLength(0);
+  });
+
   it('reminders and escalation go the same way: Slack direct messages', async () => {
     const asked = title('Reminded question');
     const pause = await createPause(service.url, dev.live, {
