@@ -102,6 +102,26 @@ export async function attemptSlackMessage(
   return attemptOf(posted);
 }
 
+/**
+ * How long a modal's submission waits for Slack's answers about the clicker:
+ * its acknowledgement carries the field errors, and Slack waits 3 s for it.
+ */
+export const INTERACTION_DEADLINE_MS = 2500;
+
+/** Slack's answer, or a failure once `ms` have passed (none: no deadline). */
+async function within<T>(ms: number | undefined, work: () => Promise<SlackResult<T>>): Promise<SlackResult<T>> {
+  if (ms === undefined) return work();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<SlackResult<T>>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, error: 'Slack did not answer in time', status: null }), ms);
+  });
+  try {
+    return await Promise.race([work(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const closedBeforePosted: AttemptResult = {
   ok: false,
   final: true,
@@ -356,7 +376,7 @@ async function submitFromModal(services: SlackServices, view: SlackViewSubmissio
   };
   const pause = typeof metadata.p === 'string' ? await getPause(store, metadata.p) : undefined;
   if (!pause || typeof metadata.c !== 'string') return { response: CLEAR, after: tell(SLACK_MESSAGES.unknown) };
-  const clicker = await clickerToken(services, slack, pause, userId);
+  const clicker = await clickerToken(services, slack, pause, userId, INTERACTION_DEADLINE_MS);
   if ('refused' in clicker) return { response: CLEAR, after: tell(clicker.refused) };
   const { token, responder } = clicker;
 
@@ -410,14 +430,22 @@ async function clickerToken(
   slack: SlackApp,
   pause: Pause | undefined,
   userId: string,
+  deadlineMs?: number,
 ): Promise<{ token: string; responder: SlackResponder; pause: Pause } | { refused: string }> {
   if (!pause || (pause.quorum === null && !pause.notify?.slack)) return { refused: SLACK_MESSAGES.unknown };
-  const who = await slack.userInfo(userId);
-  if (!who.ok) return { refused: SLACK_MESSAGES.noProfile };
-  const refused = await untrusted(slack, who.value);
-  if (!refused.ok) return { refused: SLACK_MESSAGES.noProfile };
-  if (refused.value !== null) return { refused: SLACK_MESSAGES.untrusted };
-  const responder: SlackResponder = { slack_user_id: userId, email: who.value.email, name: who.value.name };
+  // Slack's answers about the clicker, within the deadline (a modal's
+  // acknowledgement waits on them, and Slack waits 3 s for it).
+  const asked = within(deadlineMs, async () => {
+    const who = await slack.userInfo(userId);
+    if (!who.ok) return who;
+    const refused = await untrusted(slack, who.value);
+    return refused.ok ? { ok: true as const, value: { user: who.value, refused: refused.value } } : refused;
+  });
+  const answered = await asked;
+  if (!answered.ok) return { refused: SLACK_MESSAGES.noProfile };
+  if (answered.value.refused !== null) return { refused: SLACK_MESSAGES.untrusted };
+  const who = answered.value.user;
+  const responder: SlackResponder = { slack_user_id: userId, email: who.email, name: who.name };
   const key = services.keys.respondToken;
   if (pause.quorum === null) return { token: responseToken(key, pause.id), responder, pause };
   if (!responder.email) return { refused: SLACK_MESSAGES.notReviewer };

@@ -23,6 +23,8 @@ export class SlackSocket {
   private readonly client: SocketModeClient;
   private stopped = false;
   private retry: NodeJS.Timeout | undefined;
+  /** The interactions being answered: stop() waits for them. */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly services: ServiceContext,
@@ -51,7 +53,12 @@ export class SlackSocket {
         } catch (error) {
           logger.warn({ err: error }, 'a Slack envelope could not be acknowledged');
         }
-        await after?.().catch((error) => logger.error({ err: error }, 'a Slack interaction could not be handled'));
+        if (!after) return;
+        const work = after()
+          .catch((error) => logger.error({ err: error }, 'a Slack interaction could not be handled'))
+          .finally(() => this.inFlight.delete(work));
+        this.inFlight.add(work);
+        await work;
       },
     );
   }
@@ -75,5 +82,6 @@ export class SlackSocket {
     this.stopped = true;
     clearTimeout(this.retry);
     await this.client.disconnect().catch(() => undefined);
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 }

@@ -83,6 +83,8 @@ export interface SlackStandin {
   messages: PostedMessage[];
   callsOf(method: string): SlackCall[];
   addUser(user: SlackUserRecord): void;
+  /** Every call of `method` answers only after `ms` (0: at once again). */
+  delay(method: string, ms: number): void;
   /** The next `times` calls of `method` answer 429 with this Retry-After (seconds). */
   rateLimit(method: string, retryAfterSeconds: number, times?: number): void;
   /** The message posted to this channel (a user id for a direct message), with the latest blocks. */
@@ -138,6 +140,7 @@ export async function startSlackStandin(
   const messages: PostedMessage[] = [];
   const users = new Map<string, SlackUserRecord>();
   const limits = new Map<string, { retryAfter: number; times: number }>();
+  const delays = new Map<string, number>();
   let counter = 0;
 
   const answer = (method: string, args: Record<string, any>): Record<string, unknown> => {
@@ -201,6 +204,8 @@ export async function startSlackStandin(
       response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
       response.end(JSON.stringify(json));
     };
+    const delayMs = delays.get(method);
+    if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const limit = limits.get(method);
     if (limit && limit.times > 0) {
       limit.times--;
@@ -290,6 +295,7 @@ export async function startSlackStandin(
     messages,
     callsOf: (method) => calls.filter((call) => call.method === method),
     addUser: (user) => void users.set(user.id, user),
+    delay: (method, ms) => void delays.set(method, ms),
     rateLimit: (method, retryAfter, times = 1) => void limits.set(method, { retryAfter, times }),
     messageTo: (channel) => {
       const direct = channel.startsWith('U') ? `D${channel.slice(1)}` : channel;

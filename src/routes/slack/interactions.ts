@@ -30,6 +30,13 @@ export const slackInteractionsRoute: FastifyPluginAsync = async (app) => {
     (_request, body, done) => done(null, body),
   );
 
+  // The work that follows each acknowledgement, awaited when the server
+  // closes (stop() closes it before the database).
+  const inFlight = new Set<Promise<void>>();
+  app.addHook('onClose', async () => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  });
+
   // Per client address, before the body is read (as the respond routes): a
   // flood of posts, signed or not, is refused without reading or checking it.
   app.addHook('onRequest', (request, _reply, done) => {
@@ -76,8 +83,14 @@ export const slackInteractionsRoute: FastifyPluginAsync = async (app) => {
         throw new ApiError('invalid_request', 'The body is not a Slack interaction (payload=<JSON>).');
 
       const { response, after } = await receiveInteraction(services, payload);
-      // Acknowledged now; the answer (and any message to the clicker) follows.
-      after?.().catch((error) => logger.error({ err: error }, 'a Slack interaction could not be handled'));
+      // Acknowledged now; the answer (and any message to the clicker) follows,
+      // and the server's close waits for it.
+      if (after) {
+        const work = after()
+          .catch((error) => logger.error({ err: error }, 'a Slack interaction could not be handled'))
+          .finally(() => inFlight.delete(work));
+        inFlight.add(work);
+      }
       return response ? reply.code(200).send(response) : reply.code(200).send();
     },
   );

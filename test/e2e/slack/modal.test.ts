@@ -17,6 +17,7 @@ let dev: Account;
 beforeAll(async () => {
   slack = await startSlackStandin();
   slack.addUser({ id: 'U0ANN', email: 'ann@example.com', name: 'Ann Example' });
+  slack.addUser({ id: 'U0BOB', email: 'bob@example.com', name: 'Bob Example' });
   service = await startTestService({
     env: slack.env('http'),
   });
@@ -126,6 +127,48 @@ describe('a modal', () => {
       values: { amount: 1000, reason: 'damaged', notify: true },
       edited: true,
     });
+  });
+
+  it("is acknowledged within Slack's 3 s when users.info is slow: closed, nothing recorded, the clicker told", async () => {
+    const [pause, message] = await posted({ require_text: ['reject'] });
+    const view = await modalFor(message, 'reject');
+    slack.delay('users.info', 4000);
+    try {
+      const started = Date.now();
+      const slow = await slack.submitView(service.url, view, 'U0ANN', { text: { value: 'too slow' } });
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(slow.body).toEqual({ response_action: 'clear' });
+      await eventually(() =>
+        expect(slack.ephemeralsTo('U0ANN')).toContain(
+          'Your Slack profile could not be read, so your answer was not recorded; try again.',
+        ),
+      );
+      expect((await readPause(pause.id)).status).toBe('pending');
+    } finally {
+      slack.delay('users.info', 0);
+    }
+  });
+
+  it("the service's stop waits for a click's answer that follows the acknowledgement", async () => {
+    const own = await startTestService({ env: slack.env('http') });
+    try {
+      const account = await registerAccount(own.url);
+      const asked = `Stopping ${Math.random().toString(36).slice(2, 8)}`;
+      await createPause(own.url, account.live, {
+        title: asked,
+        options: ['approve', 'reject'],
+        notify: { slack: { channel: 'C0123456789' } },
+      });
+      const message = await slack.messageAbout(asked);
+      slack.delay('users.info', 800);
+      const clicked = await slack.click(own.url, message, 'approve', 'U0BOB');
+      expect(clicked.status).toBe(200);
+    } finally {
+      await own.destroy();
+      slack.delay('users.info', 0);
+    }
+    // Answered before the service stopped: recorded, and told.
+    expect(slack.ephemeralsTo('U0BOB')).toContain('Recorded: approve. The question is decided.');
   });
 
   it('a submission for a question already answered closes the modal and says why to the clicker alone', async () => {
