@@ -1,5 +1,5 @@
-import { SocketModeClient } from '@slack/socket-mode';
-import type { FetchFunction } from '@slack/web-api';
+import { SocketModeClient, UnrecoverableSocketModeStartError } from '@slack/socket-mode';
+import { type FetchFunction, WebAPIPlatformError } from '@slack/web-api';
 import { type ReceivedInteraction, receiveInteraction } from '../actions/slack.js';
 import type { ServiceContext } from '../context.js';
 import { slackLogger } from '../messages/slack-app.js';
@@ -70,6 +70,14 @@ export class SlackSocket {
       this.client.start().then(
         () => this.services.logger.info('Slack Socket Mode connected'),
         (error) => {
+          // A token Slack refuses (invalid_auth, a removed app…) is not mended by asking again.
+          if (unrecoverable(error)) {
+            this.services.logger.error(
+              { slack: error.data.error },
+              'Slack Socket Mode cannot connect: Slack refuses the app-level token (SLACK_APP_TOKEN); not trying again',
+            );
+            return;
+          }
           this.services.logger.warn({ err: error }, 'Slack Socket Mode could not connect; trying again');
           if (!this.stopped) this.retry = setTimeout(attempt, START_RETRY_MS);
         },
@@ -84,4 +92,10 @@ export class SlackSocket {
     await this.client.disconnect().catch(() => undefined);
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
+}
+
+const UNRECOVERABLE: readonly string[] = Object.values(UnrecoverableSocketModeStartError);
+
+function unrecoverable(error: unknown): error is WebAPIPlatformError {
+  return error instanceof WebAPIPlatformError && UNRECOVERABLE.includes(String(error.data.error));
 }

@@ -74,6 +74,8 @@ export interface SlackStandin {
   openSockets(): number;
   /** Sends an interaction over one open Socket Mode connection and waits for its acknowledgement. */
   sendEnvelope(payload: object, timeoutMs?: number): Promise<{ envelope_id: string; payload?: unknown }>;
+  /** Sends Socket Mode's `disconnect` message (reason `refresh_requested`) on every open connection, as Slack does before recycling one. */
+  refreshSockets(): void;
   /** Ends every Socket Mode connection abruptly, as a network failure would. */
   dropSockets(): void;
   /** The block_actions payload of a click on the button of `choice`. */
@@ -371,6 +373,17 @@ export async function startSlackStandin(
           }),
         );
       });
+    },
+    refreshSockets: () => {
+      for (const socket of sockets)
+        if (socket.readyState === socket.OPEN)
+          socket.send(
+            JSON.stringify({
+              type: 'disconnect',
+              reason: 'refresh_requested',
+              debug_info: { host: 'standin' },
+            }),
+          );
     },
     dropSockets: () => {
       for (const socket of sockets) socket.terminate();

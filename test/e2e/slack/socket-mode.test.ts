@@ -81,6 +81,18 @@ describe('one instance', () => {
     );
   }, 30_000);
 
+  it('reconnects when Slack sends `disconnect` (refresh_requested), and answers over the new connection', async () => {
+    const opened = slack.callsOf('apps.connections.open').length;
+    slack.refreshSockets();
+    await eventually(() => expect(slack.callsOf('apps.connections.open').length).toBeGreaterThan(opened), 15_000);
+    await eventually(() => expect(slack.openSockets()).toBe(1), 15_000);
+    const [pause, message] = await posted(service, dev.live, { notify: { slack: { channel: CHANNEL } } });
+    await slack.sendEnvelope(slack.blockActions(message, 'approve', 'U0ANN'));
+    await eventually(async () =>
+      expect((await readPause(service, dev.live, pause.id)).response?.choice).toBe('approve'),
+    );
+  }, 30_000);
+
   it('reconnects after a restart, and a question asked before it is still answered', async () => {
     const [pause, message] = await posted(service, dev.live, { notify: { slack: { channel: CHANNEL } } });
     await service.stop();
@@ -89,6 +101,25 @@ describe('one instance', () => {
     await eventually(() => expect(slack.openSockets()).toBe(1));
     await slack.sendEnvelope(slack.blockActions(message, 'approve', 'U0ANN'));
     await eventually(async () => expect((await readPause(service, dev.live, pause.id)).status).toBe('responded'));
+  });
+});
+
+describe('an app-level token Slack refuses', () => {
+  it('stops with one error in the log, instead of a warning every 2 s', async () => {
+    const refused = await startTestService({ env: { ...slackEnv(), SLACK_APP_TOKEN: 'xapp-not-the-token' } });
+    try {
+      const refusal = 'Slack Socket Mode cannot connect: Slack refuses the app-level token';
+      await eventually(() => expect(refused.logs.some((line) => line.includes(refusal))).toBe(true));
+      const asked = () =>
+        slack.callsOf('apps.connections.open').filter((c) => c.authorization === 'Bearer xapp-not-the-token');
+      const before = asked().length;
+      await new Promise((resolve) => setTimeout(resolve, 2500)); // longer than the 2 s between tries
+      expect(asked().length).toBe(before);
+      expect(refused.logs.filter((line) => line.includes(refusal))).toHaveLength(1);
+      expect(refused.logs.filter((line) => line.includes('could not connect; trying again'))).toHaveLength(0);
+    } finally {
+      await refused.destroy();
+    }
   });
 });
 
