@@ -1,3 +1,5 @@
+import Type, { type Static } from 'typebox';
+import Value from 'typebox/value';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { normaliseEmail } from '../domain/email.js';
@@ -225,35 +227,55 @@ export interface ReceivedInteraction {
   response?: object;
   /** The work that follows the acknowledgement. */
   after?: () => Promise<void>;
+  /** A click or submission not in the shape Slack documents: which kind; nothing was done. */
+  invalid?: 'block_actions' | 'view_submission';
 }
 
 /**
  * An interaction Slack sent (the JSON of its `payload`): a click is
- * acknowledged first and answered after; anything else is acknowledged and
- * left alone.
+ * acknowledged first and answered after; a modal's submission is answered in
+ * its acknowledgement; anything else is acknowledged and left alone. A click
+ * or a submission that is not in the shape Slack documents is `invalid`
+ * (HTTP mode answers 400), and nothing is recorded.
  */
 export async function receiveInteraction(services: SlackServices, payload: unknown): Promise<ReceivedInteraction> {
-  const interaction = (typeof payload === 'object' && payload !== null ? payload : {}) as { type?: unknown };
-  if (interaction.type === 'block_actions')
-    return { after: () => answerFromSlack(services, interaction as SlackBlockActions) };
+  const type = typeof payload === 'object' && payload !== null ? (payload as { type?: unknown }).type : undefined;
+  if (type === 'block_actions') {
+    if (!Value.Check(SlackBlockActionsSchema, payload)) return { invalid: 'block_actions' };
+    return { after: () => answerFromSlack(services, payload) };
+  }
   // A modal's answer: its field errors go back in the acknowledgement itself.
-  if (interaction.type === 'view_submission') return submitFromModal(services, interaction as SlackViewSubmission);
+  if (type === 'view_submission') {
+    if (!Value.Check(SlackViewSubmissionSchema, payload)) return { invalid: 'view_submission' };
+    return submitFromModal(services, payload);
+  }
   return {};
 }
 
-/** The parts of Slack's `block_actions` payload a click is read from. */
-export interface SlackBlockActions {
-  type: 'block_actions';
-  user?: { id?: string };
-  channel?: { id?: string };
-  container?: { channel_id?: string };
-  trigger_id?: string;
-  actions?: Array<{ action_id?: string; block_id?: string; value?: string }>;
-}
+const SlackId = Type.String({ minLength: 1, maxLength: 255 });
+
+/** The parts of Slack's `block_actions` payload a click is read from (other properties are let through). */
+export const SlackBlockActionsSchema = Type.Object({
+  type: Type.Literal('block_actions'),
+  user: Type.Object({ id: SlackId }),
+  channel: Type.Optional(Type.Object({ id: SlackId })),
+  container: Type.Optional(Type.Object({ channel_id: Type.Optional(SlackId) })),
+  trigger_id: Type.Optional(Type.String({ maxLength: 1000 })),
+  actions: Type.Array(
+    Type.Object({
+      action_id: Type.Optional(Type.String({ maxLength: 255 })),
+      block_id: Type.String({ maxLength: 255 }),
+      value: Type.String({ maxLength: 2000 }),
+    }),
+    { minItems: 1 },
+  ),
+});
+export type SlackBlockActions = Static<typeof SlackBlockActionsSchema>;
 
 export const SLACK_MESSAGES = {
   unknown: 'This button belongs to no question this service knows; nothing was recorded.',
   notReviewer: 'Only the named reviewers of this question can answer it; nothing was recorded.',
+  failed: 'Your answer could not be recorded because of an error on this service; try again, or use the link.',
   noProfile: 'Your Slack profile could not be read, so your answer was not recorded; try again.',
   untrusted:
     'Only a confirmed member of this workspace (not a deactivated, bot or external account) can answer; nothing was recorded.',
@@ -302,17 +324,20 @@ export async function answerFromSlack(services: SlackServices, payload: SlackBlo
     const result = await submitAnswer(services, token, { choice, respondedBySlack: responder });
     await tell(result.status === 'pending' ? SLACK_MESSAGES.voted(choice) : SLACK_MESSAGES.recorded(choice));
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    await tell(`${error.message} Nothing was recorded.`);
+    // Detached work: nothing is thrown from here; the clicker is told either way.
+    if (error instanceof ApiError) return tell(`${error.message} Nothing was recorded.`);
+    logger.error({ err: error }, 'a Slack click could not be answered');
+    await tell(SLACK_MESSAGES.failed);
   }
 }
 
 /** What a modal keeps for its submission (Slack holds it; the submission is signed): which pause, choice and channel. */
-interface ModalMetadata {
-  p: string;
-  c: string;
-  ch?: string;
-}
+const ModalMetadataSchema = Type.Object({
+  p: Type.String({ maxLength: 255 }),
+  c: Type.String({ maxLength: 2000 }),
+  ch: Type.Optional(SlackId),
+});
+type ModalMetadata = Static<typeof ModalMetadataSchema>;
 
 function answerModal(pause: Pause, choice: string, metadata: ModalMetadata): object {
   const form = pause.form?.on.includes(choice) ? pause.form : null;
@@ -330,22 +355,29 @@ function answerModal(pause: Pause, choice: string, metadata: ModalMetadata): obj
   });
 }
 
-/** The parts of Slack's `view_submission` payload an answer is read from. */
-export interface SlackViewSubmission {
-  type: 'view_submission';
-  user?: { id?: string };
-  view?: {
-    callback_id?: string;
-    private_metadata?: string;
-    state?: { values?: Record<string, Record<string, SlackInputState>> };
-  };
-}
+const OptionSchema = Type.Object({ value: Type.String() });
 
-interface SlackInputState {
-  value?: string | null;
-  selected_option?: { value?: string } | null;
-  selected_options?: Array<{ value?: string }>;
-}
+/** An input's state as Slack sends it: a text (or number) input's value, a select's option, a multi-select's or checkboxes' options. */
+const SlackInputStateSchema = Type.Object({
+  value: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  selected_option: Type.Optional(Type.Union([OptionSchema, Type.Null()])),
+  selected_options: Type.Optional(Type.Array(OptionSchema)),
+});
+type SlackInputState = Static<typeof SlackInputStateSchema>;
+
+/** The parts of Slack's `view_submission` payload an answer is read from (other properties are let through). */
+export const SlackViewSubmissionSchema = Type.Object({
+  type: Type.Literal('view_submission'),
+  user: Type.Object({ id: SlackId }),
+  view: Type.Object({
+    callback_id: Type.String({ maxLength: 255 }),
+    private_metadata: Type.String({ maxLength: 3000 }),
+    state: Type.Object({
+      values: Type.Record(Type.String(), Type.Record(Type.String(), SlackInputStateSchema)),
+    }),
+  }),
+});
+export type SlackViewSubmission = Static<typeof SlackViewSubmissionSchema>;
 
 /** An input's state as the page would post it: one text, or the texts of those chosen. */
 function postedOf(state: SlackInputState | undefined): PostedField {
@@ -363,24 +395,26 @@ function postedOf(state: SlackInputState | undefined): PostedField {
  */
 async function submitFromModal(services: SlackServices, view: SlackViewSubmission): Promise<ReceivedInteraction> {
   const { slack, store } = services;
-  const userId = view.user?.id;
-  if (!slack || !userId || view.view?.callback_id !== ANSWER_MODAL) return {};
-  let metadata: ModalMetadata;
+  const userId = view.user.id;
+  if (!slack || view.view.callback_id !== ANSWER_MODAL) return {};
+  let metadata: unknown;
   try {
-    metadata = JSON.parse(view.view.private_metadata ?? '') as ModalMetadata;
+    metadata = JSON.parse(view.view.private_metadata);
   } catch {
-    return {};
+    metadata = undefined;
   }
+  // Slack keeps what this service wrote, and the submission is signed: anything else is not ours.
+  if (!Value.Check(ModalMetadataSchema, metadata)) return { invalid: 'view_submission' };
   const tell = (text: string) => async () => {
     if (metadata.ch) await slack.postEphemeral(metadata.ch, userId, text);
   };
-  const pause = typeof metadata.p === 'string' ? await getPause(store, metadata.p) : undefined;
-  if (!pause || typeof metadata.c !== 'string') return { response: CLEAR, after: tell(SLACK_MESSAGES.unknown) };
+  const pause = await getPause(store, metadata.p);
+  if (!pause) return { response: CLEAR, after: tell(SLACK_MESSAGES.unknown) };
   const clicker = await clickerToken(services, slack, pause, userId, INTERACTION_DEADLINE_MS);
   if ('refused' in clicker) return { response: CLEAR, after: tell(clicker.refused) };
   const { token, responder } = clicker;
 
-  const values = view.view.state?.values ?? {};
+  const values = view.view.state.values;
   const fields: PostedFields = {};
   for (const field of pause.form ? formFields(pause.form.schema) : []) {
     const posted = postedOf(own(values, `${FIELD_PREFIX}${field.name}`)?.[INPUT_ACTION]);

@@ -47,7 +47,9 @@ export class SlackSocket {
         } catch (error) {
           logger.error({ err: error }, 'a Slack interaction could not be handled');
         }
-        const { response, after } = received;
+        const { response, after, invalid } = received;
+        if (invalid)
+          logger.warn({ slack: invalid }, 'a Slack interaction not in the shape Slack documents was ignored');
         try {
           await ack(response);
         } catch (error) {

@@ -82,7 +82,9 @@ export const slackInteractionsRoute: FastifyPluginAsync = async (app) => {
       if (payload === undefined || unsafe || typeof payload !== 'object' || payload === null)
         throw new ApiError('invalid_request', 'The body is not a Slack interaction (payload=<JSON>).');
 
-      const { response, after } = await receiveInteraction(services, payload);
+      const { response, after, invalid } = await receiveInteraction(services, payload);
+      if (invalid)
+        throw new ApiError('invalid_request', `The body is not a Slack ${invalid} interaction this service reads.`);
       // Acknowledged now; the answer (and any message to the clicker) follows,
       // and the server's close waits for it.
       if (after) {
