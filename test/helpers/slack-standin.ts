@@ -11,7 +11,7 @@
 //   - Socket Mode: apps.connections.open (with the app-level token, `xapp-…`)
 //     answers a WebSocket URL on this server; on connecting, the client gets
 //     `hello`; envelopes (`{envelope_id, type: "interactive", payload, …}`) are
-//     sent to one open connection, as Slack does, and wait for the client's
+//     sent to one open connection (each in turn), as Slack does, and wait for the client's
 //     acknowledgement (`{envelope_id, payload?}`). Connections can be dropped.
 //   - HTTP mode interactions: it plays Slack posting a click to the service,
 //     `payload=<urlencoded JSON>` signed with `v0` (X-Slack-Signature over
@@ -72,8 +72,15 @@ export interface SlackStandin {
   appToken: string;
   /** Socket Mode connections open now. */
   openSockets(): number;
-  /** Sends an interaction over one open Socket Mode connection and waits for its acknowledgement. */
-  sendEnvelope(payload: object, timeoutMs?: number): Promise<{ envelope_id: string; payload?: unknown }>;
+  /** Sends an interaction over one open Socket Mode connection (each in turn) and waits for its acknowledgement. */
+  sendEnvelope(
+    payload: object,
+    timeoutMs?: number,
+  ): Promise<{
+    envelope_id: string;
+    payload?: unknown /** The connection (numbered from 1 as opened) that acknowledged it. */;
+    connection: number;
+  }>;
   /** Sends Socket Mode's `disconnect` message (reason `refresh_requested`) on every open connection, as Slack does before recycling one. */
   refreshSockets(): void;
   /** Ends every Socket Mode connection abruptly, as a network failure would. */
@@ -136,6 +143,9 @@ export async function startSlackStandin(
   const botToken = options.botToken ?? `xoxb-test-${Math.random().toString(36).slice(2)}`;
   const appToken = `xapp-test-${Math.random().toString(36).slice(2)}`;
   const sockets = new Set<WebSocket>();
+  const socketNumbers = new Map<WebSocket, number>();
+  let connections = 0;
+  let nextSocket = 0;
   const acks = new Map<string, (ack: { envelope_id: string; payload?: unknown }) => void>();
   const signingSecret = options.signingSecret ?? `secret-${Math.random().toString(36).slice(2)}`;
   const calls: SlackCall[] = [];
@@ -227,6 +237,7 @@ export async function startSlackStandin(
   const wss = new WebSocketServer({ server, path: '/link/' });
   wss.on('connection', (socket) => {
     sockets.add(socket);
+    socketNumbers.set(socket, ++connections);
     socket.on('close', () => sockets.delete(socket));
     socket.on('message', (data) => {
       const ack = JSON.parse(String(data)) as { envelope_id: string; payload?: unknown };
@@ -350,8 +361,11 @@ export async function startSlackStandin(
     appToken,
     openSockets: () => [...sockets].filter((socket) => socket.readyState === socket.OPEN).length,
     sendEnvelope(payload, timeoutMs = 5000) {
-      const socket = [...sockets].find((open) => open.readyState === open.OPEN);
+      // Round-robin over the open connections, as Slack spreads envelopes over an app's connections.
+      const open = [...sockets].filter((candidate) => candidate.readyState === candidate.OPEN);
+      const socket = open[nextSocket++ % Math.max(open.length, 1)];
       if (!socket) return Promise.reject(new Error('no Socket Mode connection is open'));
+      const connection = socketNumbers.get(socket) ?? 0;
       const envelopeId = `env-${++counter}`;
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -360,7 +374,7 @@ export async function startSlackStandin(
         }, timeoutMs);
         acks.set(envelopeId, (ack) => {
           clearTimeout(timer);
-          resolve(ack);
+          resolve({ ...ack, connection });
         });
         socket.send(
           JSON.stringify({

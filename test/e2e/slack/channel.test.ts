@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWebhookEvent, signWebhookPayload } from '../../../sdk/src/webhooks.js';
+import type { Clock } from '../../../src/domain/clock.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
 import { createPause, eventsOf, eventually } from '../../helpers/pauses.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
@@ -201,18 +202,59 @@ describe('notify.slack', () => {
     });
   });
 
-  it('honours a 429 and its Retry-After, then posts', async () => {
-    slack.rateLimit('chat.postMessage', 1);
-    const { pause } = await postedQuestion();
-    const attempts = slack.callsOf('chat.postMessage').filter((c) => String(c.args.text).includes(pause.title));
-    expect(attempts.map((c) => c.status)).toEqual([429, 200]);
-    // The retry waited out Retry-After (1 s), longer than the schedule's first gap (200 ms).
-    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(1000);
-    expect(slack.messages.filter((m) => m.text.includes(pause.title))).toHaveLength(1);
-    // Settled once the post's answer is recorded, just after the stand-in saw it.
-    await eventually(async () =>
-      expect((await readPause(pause.id)).notifications[0]).toMatchObject({ status: 'sent', attempts: 2 }),
-    );
+  it('honours a 429 and its Retry-After (on the service clock), then posts', async () => {
+    let offsetMs = 0;
+    const clock: Clock = { now: () => new Date(Date.now() + offsetMs) };
+    const limited = await startTestService({
+      clock,
+      env: { ...slack.env('http'), WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(',') },
+    });
+    try {
+      const account = await registerAccount(limited.url);
+      slack.rateLimit('chat.postMessage', 30);
+      const pause = await createPause(limited.url, account.live, {
+        title: `Limited ${Math.random().toString(36).slice(2, 8)}?`,
+        notify: { slack: { channel: CHANNEL } },
+      });
+      const attempts = () => slack.callsOf('chat.postMessage').filter((c) => String(c.args.text).includes(pause.title));
+      const notification = async () =>
+        (await call(limited.url, 'GET', `/v1/pause/${pause.id}`, { token: account.live })).body.notifications[0];
+      // Settled (attempts counts a claim; last_error comes with the 429's answer).
+      await eventually(async () =>
+        expect(await notification()).toMatchObject({ attempts: 1, last_error: 'ratelimited' }),
+      );
+      // Past the schedule's first gap (200 ms), short of Retry-After (30 s): not yet.
+      offsetMs += 10_000;
+      await limited.worker!.runOnce();
+      expect(attempts().map((c) => c.status)).toEqual([429]);
+      offsetMs += 21_000;
+      await limited.worker!.runOnce();
+      await eventually(() => expect(attempts().map((c) => c.status)).toEqual([429, 200]));
+      expect(slack.messages.filter((m) => m.text.includes(pause.title))).toHaveLength(1);
+      await eventually(async () => expect(await notification()).toMatchObject({ status: 'sent', attempts: 2 }));
+    } finally {
+      await limited.destroy();
+    }
+  });
+
+  it('two clicks at the same moment on a channel message: one answer, the other told, one event', async () => {
+    const { pause, message } = await postedQuestion();
+    const before = { ann: ephemeralsTo('U0ANN').length, bob: ephemeralsTo('U0BOB').length };
+    const clicks = await Promise.all([
+      slack.click(service.url, message, 'approve', 'U0ANN'),
+      slack.click(service.url, message, 'reject', 'U0BOB'),
+    ]);
+    expect(clicks.map((c) => c.status)).toEqual([200, 200]);
+    await eventually(() => {
+      const told = [...ephemeralsTo('U0ANN').slice(before.ann), ...ephemeralsTo('U0BOB').slice(before.bob)];
+      expect(told.filter((t) => t.startsWith('Recorded:'))).toHaveLength(1);
+      expect(told.filter((t) => t.startsWith('This pause has already been answered.'))).toHaveLength(1);
+    });
+    const read = await readPause(pause.id);
+    const winner = read.response.responded_by.slack_user_id;
+    expect(read.response.choice).toBe(winner === 'U0ANN' ? 'approve' : 'reject');
+    const events = (await eventsOf(service, pause.id)).filter((e) => e.type === 'pause.responded');
+    expect(events).toHaveLength(1);
   });
 
   it('is suppressed in test mode, with the blocks kept; a live pause needs the Slack app configured', async () => {

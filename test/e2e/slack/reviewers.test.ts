@@ -297,7 +297,10 @@ describe('reviewers in Slack', () => {
       notify: { slack: { channel: 'C0LIMITED' } },
       expires_in: 3600,
     });
-    await eventually(async () => expect((await readPause(pause.id)).notifications[0].attempts).toBe(1));
+    // Settled (attempts counts a claim; last_error comes with the 429's answer).
+    await eventually(async () =>
+      expect((await readPause(pause.id)).notifications[0]).toMatchObject({ attempts: 1, last_error: 'ratelimited' }),
+    );
     expect((await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.live })).status).toBe(200);
     offsetMs += 31_000; // past Retry-After, on the service's clock
     await eventually(async () => {
