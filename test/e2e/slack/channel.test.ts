@@ -350,6 +350,48 @@ describe('Slack unreachable', () => {
   });
 });
 
+describe('SLACK_ALLOWED_DEVELOPERS', () => {
+  it('only the accounts named may use the Slack app; the others get 400 channel_unavailable, nothing posted', async () => {
+    const allowedEmail = `allowed.${Math.random().toString(36).slice(2)}@example.com`;
+    const only = await startTestService({
+      env: { ...slack.env('http'), SLACK_ALLOWED_DEVELOPERS: `someone@example.com, ${allowedEmail.toUpperCase()}` },
+    });
+    try {
+      const register = async (email: string) =>
+        (await call(only.url, 'POST', '/v1/auth/register', { body: { email, password: 'correct horse battery' } })).body
+          .keys.live as string;
+      const allowed = await register(allowedEmail);
+      const other = await registerAccount(only.url);
+      const title = `Allowed ${Math.random().toString(36).slice(2, 8)}`;
+      const posted = await call(only.url, 'POST', '/v1/pause', {
+        token: allowed,
+        body: { title, notify: { slack: { channel: CHANNEL } } },
+      });
+      expect(posted.status).toBe(201);
+      await slack.messageAbout(title);
+      const refusedTitle = `Refused ${Math.random().toString(36).slice(2, 8)}`;
+      for (const body of [
+        { title: refusedTitle, notify: { slack: { channel: CHANNEL } } },
+        { title: refusedTitle, reviewers: [{ email: 'ann@example.com' }], deliver: ['slack'] },
+      ]) {
+        const refused = await call(only.url, 'POST', '/v1/pause', { token: other.live, body });
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.code).toBe('channel_unavailable');
+        expect(refused.body.error.message).toContain('SLACK_ALLOWED_DEVELOPERS');
+      }
+      // Email and the test mode are not the Slack app's: they stay open.
+      const test = await call(only.url, 'POST', '/v1/pause', {
+        token: other.test,
+        body: { title: refusedTitle, notify: { slack: { channel: CHANNEL } } },
+      });
+      expect(test.status).toBe(201);
+      expect(slack.messages.some((m) => m.text.includes(refusedTitle))).toBe(false);
+    } finally {
+      await only.destroy();
+    }
+  });
+});
+
 describe('without the Slack app', () => {
   it('a live notify.slack is 400 channel_unavailable, and /slack/interactions is 404', async () => {
     const plain = await startTestService();
