@@ -4,6 +4,7 @@ import { slackSignatureValid } from '../../domain/slack.js';
 import { ApiError } from '../../errors.js';
 import { parseJsonSafely } from '../../http/body-parser.js';
 import { unsafeInput } from '../../http/input-safety.js';
+import { limitByAddress } from '../../http/rate-limit.js';
 
 // POST /slack/interactions: HTTP mode of the Slack app. Slack posts each
 // click as `payload=<JSON>` (form-encoded), signed with `v0` over the raw body
@@ -39,14 +40,7 @@ export const slackInteractionsRoute: FastifyPluginAsync = async (app) => {
 
   // Per client address, before the body is read (as the respond routes): a
   // flood of posts, signed or not, is refused without reading or checking it.
-  app.addHook('onRequest', (request, _reply, done) => {
-    try {
-      app.rateLimits.respond.hit(`slack:${request.ip}`);
-    } catch (error) {
-      return done(error as Error);
-    }
-    done();
-  });
+  app.addHook('onRequest', limitByAddress(app.rateLimits.respond, 'slack'));
 
   // The route's bodyLimit holds for every content type, not only the form's.
   app.post(
