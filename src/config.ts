@@ -2,6 +2,7 @@
 // stops the service with one line naming the variable (ConfigError).
 import { isAbsolute, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { normaliseEmail } from './domain/email.js';
 import { isLocalhostName } from './domain/hosts.js';
 
 export type Role = 'all' | 'api' | 'worker';
@@ -77,6 +78,8 @@ export interface SlackConfig {
   signingSecret: string | undefined;
   /** The Web API's base, ending in `/`. */
   apiUrl: string;
+  /** SLACK_ALLOWED_DEVELOPERS: the account emails (normalised) that may use the app; undefined for every account. */
+  allowedDevelopers: string[] | undefined;
 }
 
 export class ConfigError extends Error {
@@ -135,6 +138,9 @@ export const SETTINGS = {
   SLACK_SIGNING_SECRET: {
     doc: "The Slack app's signing secret: HTTP mode, Slack posts interactions to `PUBLIC_BASE_URL/slack/interactions`, checked by their `v0` signature within 5 minutes.",
   },
+  SLACK_ALLOWED_DEVELOPERS: {
+    doc: 'Comma-separated emails of the accounts that may use the Slack app (`notify.slack`, `deliver: ["slack"]`); unset, every account on this server may. The app is one workspace shared by every account that may use it: it posts to any channel the bot is in and messages any member found by email.',
+  },
   SLACK_API_URL: {
     default: 'https://slack.com/api/',
     doc: 'Where the Slack Web API is; `http://` only for a server on this machine (tests, a stand-in).',
@@ -186,7 +192,7 @@ export const SETTINGS = {
   },
   RESPOND_RATE_LIMIT: {
     default: '300/60',
-    doc: 'Requests allowed per client address on `/v1/respond/{token}` and the response page.',
+    doc: 'Requests allowed per client address on `/v1/respond/{token}`, the response page and `/slack/interactions` (each counted apart).',
   },
   SEARCH_RATE_LIMIT: {
     default: '30/60',
@@ -300,7 +306,11 @@ export function loadConfig(env: Env = process.env): Config {
     smtpTls,
     emailFrom,
     paymentWebhookSecret: read('PAYMENT_WEBHOOK_SECRET'),
-    slack: slack && { ...slack, apiUrl: slackApiUrl.href.endsWith('/') ? slackApiUrl.href : `${slackApiUrl.href}/` },
+    slack: slack && {
+      ...slack,
+      apiUrl: slackApiUrl.href.endsWith('/') ? slackApiUrl.href : `${slackApiUrl.href}/`,
+      allowedDevelopers: optional(read('SLACK_ALLOWED_DEVELOPERS'), parseEmailList),
+    },
     planQuotas: parsePlanQuotas(value('PLAN_QUOTAS')),
     retryScheduleMs: parseRetrySchedule(value('WEBHOOK_RETRY_SCHEDULE_MS')),
     webhookAllowedNetworks: parseNetworks(value('WEBHOOK_ALLOWED_NETWORKS')),
@@ -337,7 +347,7 @@ function parseSlack(
   botToken: string | undefined,
   appToken: string | undefined,
   signingSecret: string | undefined,
-): Omit<SlackConfig, 'apiUrl'> | undefined {
+): Omit<SlackConfig, 'apiUrl' | 'allowedDevelopers'> | undefined {
   if (botToken === undefined) {
     if (appToken !== undefined) throw new ConfigError('SLACK_APP_TOKEN', 'needs SLACK_BOT_TOKEN');
     if (signingSecret !== undefined) throw new ConfigError('SLACK_SIGNING_SECRET', 'needs SLACK_BOT_TOKEN');
@@ -352,6 +362,16 @@ function parseSlack(
       'needs SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode) to hear the buttons',
     );
   return { botToken, appToken, signingSecret };
+}
+
+function parseEmailList(raw: string): string[] {
+  const emails = raw
+    .split(',')
+    .map(normaliseEmail)
+    .filter((email) => email !== '');
+  if (emails.some((email) => !/^[^\s@]+@[^\s@]+$/.test(email)))
+    throw new ConfigError('SLACK_ALLOWED_DEVELOPERS', 'must be comma-separated email addresses');
+  return emails;
 }
 
 function parseInteger(name: string, raw: string, min: number, max: number): number {

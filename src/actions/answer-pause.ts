@@ -247,7 +247,7 @@ export async function submitAnswer(
           values: sent,
           edited,
           now,
-          respondedBySlack: answer.respondedBySlack ? JSON.stringify(answer.respondedBySlack) : null,
+          respondedBySlack: answer.respondedBySlack ?? null,
         });
   if (responded) {
     const { responseValues, responseEdited } = responded.pause;

@@ -4,7 +4,7 @@ import type { ServiceContext } from '../context.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { isoTime } from '../domain/clock.js';
 import { sha256Hex } from '../domain/crypto.js';
-import { MAX_EMAIL_LENGTH } from '../domain/email.js';
+import { MAX_EMAIL_LENGTH, normaliseEmail } from '../domain/email.js';
 import {
   formDefinitionProblems,
   formOf,
@@ -337,11 +337,23 @@ export async function createPause(
 
   // A pause with reviewers has no shared link: each reviewer is sent their own.
   const url = reviewers.length > 0 ? null : responseUrl(services, row.id);
-  // Emails name who asks; the account is read only when one is sent.
+  const allowed = services.config.slack?.allowedDevelopers;
+  const usesSlackApp =
+    owner.mode === 'live' &&
+    allowed !== undefined &&
+    (request.notify?.slack !== undefined || row.deliver?.includes('slack'));
+  // Emails name who asks; the account is read only when one is sent, or the Slack app is for some accounts only.
   const askedBy =
-    reviewers.length > 0 || (request.notify?.email?.length ?? 0) > 0
+    reviewers.length > 0 || (request.notify?.email?.length ?? 0) > 0 || usesSlackApp
       ? ((await getDeveloper(store, owner.developerId))?.email ?? '')
       : '';
+  if (usesSlackApp && !allowed.includes(normaliseEmail(askedBy))) {
+    throw new ApiError(
+      'channel_unavailable',
+      'The Slack app on this server is for some accounts only (SLACK_ALLOWED_DEVELOPERS), and this one is not among them; use notify.slack_webhook_url or share response_url yourself.',
+      { channel: 'slack' },
+    );
+  }
   // Without `notify` or reviewers there is nothing to plan or check: no call, no await.
   const notifications = request.notify
     ? await planNotifications(services, owner.mode, row, request.notify, url ?? '', askedBy)

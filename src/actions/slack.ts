@@ -1,3 +1,5 @@
+import Type, { type Static } from 'typebox';
+import Value from 'typebox/value';
 import type { ServiceContext } from '../context.js';
 import { isoTime } from '../domain/clock.js';
 import { normaliseEmail } from '../domain/email.js';
@@ -13,7 +15,7 @@ import type { Pause, SlackResponder } from '../domain/pause.js';
 import { responseToken, reviewerToken } from '../domain/response-token.js';
 import type { AttemptResult } from '../domain/retry-schedule.js';
 import { ApiError, type FieldProblem } from '../errors.js';
-import type { SlackApp, SlackResult } from '../messages/slack-app.js';
+import type { SlackApp, SlackResult, SlackUser } from '../messages/slack-app.js';
 import {
   ACTIONS_BLOCK_PREFIX,
   ANSWER_MODAL,
@@ -32,7 +34,7 @@ import {
 } from '../store/notifications.js';
 import { getPause } from '../store/pauses.js';
 import { reviewersOf } from '../store/reviewers.js';
-import { recordSlackMessage, updatedMessage } from '../store/slack.js';
+import { recordSlackMessage, reviewersMessagedInSlack, updatedMessage } from '../store/slack.js';
 import { submitAnswer, submitPostedAnswer } from './answer-pause.js';
 import { planReviewerEmails } from './plan-notifications.js';
 
@@ -65,24 +67,89 @@ export async function attemptSlackMessage(
   const { slack, store } = services;
   if (!slack) return notConfigured;
   if (notification.kind === 'update') return attemptUpdate(services, slack, notification);
+  // A question (or reminder) whose pause closed before it went out (a retry
+  // after a 429, say) is not posted: its buttons would answer nothing.
+  if (!(await stillPending(services, notification.pause_id))) return closedBeforePosted;
   let channel = notification.recipient;
+  let userId: string | undefined;
   if (notification.reviewer_id !== null) {
     const found = await slack.lookupByEmail(notification.recipient);
     if (!found.ok) return attemptOf(found);
-    if (found.value === null) {
+    const refused =
+      found.value === null
+        ? { ok: true as const, value: 'is not in this Slack workspace' }
+        : await untrusted(slack, found.value);
+    if (!refused.ok) return attemptOf(refused);
+    if (refused.value !== null || found.value === null) {
       const emailed = await emailInstead(services, notification);
       return {
         ok: false,
         final: true,
         statusCode: null,
-        error: `${notification.recipient} is not in this Slack workspace; ${emailed ? 'emailed instead' : 'their email was sent already'}`,
+        error: `${notification.recipient} ${refused.value}; ${emailed ? 'emailed instead' : 'their email was sent already'}`,
       };
     }
-    channel = found.value;
+    channel = found.value.id;
+    userId = found.value.id;
   }
   const posted = await slack.postMessage(channel, slackMessageOf(notification));
-  if (posted.ok) await recordSlackMessage(store, { id: notification.id, ...posted.value });
+  if (!posted.ok) return attemptOf(posted);
+  await recordSlackMessage(store, { id: notification.id, ...posted.value, ...(userId ? { userId } : {}) });
+  // Closed while it was being posted: its update may have found it not yet
+  // posted and left it to this attempt, so the outcome replaces it now.
+  if (!(await stillPending(services, notification.pause_id)) && notification.pause_id !== null) {
+    const outcome = await outcomeMessage(services, notification.pause_id);
+    if (outcome) await slack.update(posted.value.channel, posted.value.ts, outcome);
+  }
   return attemptOf(posted);
+}
+
+/**
+ * How long a modal's submission waits for Slack's answers about the clicker:
+ * its acknowledgement carries the field errors, and Slack waits 3 s for it.
+ */
+export const INTERACTION_DEADLINE_MS = 2500;
+
+/** Slack's answer, or a failure once `ms` have passed (none: no deadline). */
+async function within<T>(ms: number | undefined, work: () => Promise<SlackResult<T>>): Promise<SlackResult<T>> {
+  if (ms === undefined) return work();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<SlackResult<T>>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, error: 'Slack did not answer in time', status: null }), ms);
+  });
+  try {
+    return await Promise.race([work(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const closedBeforePosted: AttemptResult = {
+  ok: false,
+  final: true,
+  statusCode: null,
+  error: 'the pause was closed before the question was posted; nothing was sent',
+};
+
+async function stillPending(services: SlackServices, pauseId: string | null): Promise<boolean> {
+  if (pauseId === null) return true;
+  return (await getPause(services.store, pauseId))?.status === 'pending';
+}
+
+/**
+ * Why a Slack user may not answer (nor be sent a reviewer's buttons), read
+ * from Slack's documented user fields; null when they may. Only a confirmed
+ * email of a member of the bot's own workspace is trusted.
+ */
+async function untrusted(slack: SlackApp, user: SlackUser): Promise<SlackResult<string | null>> {
+  if (user.deleted) return { ok: true, value: 'is deactivated in Slack' };
+  if (user.isBot) return { ok: true, value: 'is a bot in Slack' };
+  if (user.isStranger) return { ok: true, value: 'is an external (Slack Connect) user' };
+  if (user.emailConfirmed === false) return { ok: true, value: 'has not confirmed their email in Slack' };
+  const team = await slack.ownTeam();
+  if (!team.ok) return team;
+  if (user.teamId !== team.value) return { ok: true, value: "is not a member of this service's Slack workspace" };
+  return { ok: true, value: null };
 }
 
 async function attemptUpdate(
@@ -92,10 +159,11 @@ async function attemptUpdate(
 ): Promise<AttemptResult> {
   const original = notification.updates_id ? await updatedMessage(services.store, notification.updates_id) : undefined;
   if (!original?.slack_channel || !original.slack_ts) {
-    // Not posted yet: try again once it is. Never posted (it failed): nothing to update.
-    return original?.status === 'pending'
-      ? { ok: false, statusCode: null, error: 'the message to update is not posted yet' }
-      : { ok: true, statusCode: null };
+    // Never posted (it failed, or its pause closed first): nothing to update.
+    // Not posted yet: nothing for this update to give up on either; the
+    // original's own attempt sees the pause closed and posts nothing, or,
+    // posted in that moment, replaces itself with the outcome.
+    return { ok: true, statusCode: null };
   }
   // Every Slack message is about a pause; only the webhook-disabled email has none.
   const message = notification.pause_id === null ? undefined : await outcomeMessage(services, notification.pause_id);
@@ -159,36 +227,58 @@ export interface ReceivedInteraction {
   response?: object;
   /** The work that follows the acknowledgement. */
   after?: () => Promise<void>;
+  /** A click or submission not in the shape Slack documents: which kind; nothing was done. */
+  invalid?: 'block_actions' | 'view_submission';
 }
 
 /**
  * An interaction Slack sent (the JSON of its `payload`): a click is
- * acknowledged first and answered after; anything else is acknowledged and
- * left alone.
+ * acknowledged first and answered after; a modal's submission is answered in
+ * its acknowledgement; anything else is acknowledged and left alone. A click
+ * or a submission that is not in the shape Slack documents is `invalid`
+ * (HTTP mode answers 400), and nothing is recorded.
  */
 export async function receiveInteraction(services: SlackServices, payload: unknown): Promise<ReceivedInteraction> {
-  const interaction = (typeof payload === 'object' && payload !== null ? payload : {}) as { type?: unknown };
-  if (interaction.type === 'block_actions')
-    return { after: () => answerFromSlack(services, interaction as SlackBlockActions) };
+  const type = typeof payload === 'object' && payload !== null ? (payload as { type?: unknown }).type : undefined;
+  if (type === 'block_actions') {
+    if (!Value.Check(SlackBlockActionsSchema, payload)) return { invalid: 'block_actions' };
+    return { after: () => answerFromSlack(services, payload) };
+  }
   // A modal's answer: its field errors go back in the acknowledgement itself.
-  if (interaction.type === 'view_submission') return submitFromModal(services, interaction as SlackViewSubmission);
+  if (type === 'view_submission') {
+    if (!Value.Check(SlackViewSubmissionSchema, payload)) return { invalid: 'view_submission' };
+    return submitFromModal(services, payload);
+  }
   return {};
 }
 
-/** The parts of Slack's `block_actions` payload a click is read from. */
-export interface SlackBlockActions {
-  type: 'block_actions';
-  user?: { id?: string };
-  channel?: { id?: string };
-  container?: { channel_id?: string };
-  trigger_id?: string;
-  actions?: Array<{ action_id?: string; block_id?: string; value?: string }>;
-}
+const SlackId = Type.String({ minLength: 1, maxLength: 255 });
+
+/** The parts of Slack's `block_actions` payload a click is read from (other properties are let through). */
+export const SlackBlockActionsSchema = Type.Object({
+  type: Type.Literal('block_actions'),
+  user: Type.Object({ id: SlackId }),
+  channel: Type.Optional(Type.Object({ id: SlackId })),
+  container: Type.Optional(Type.Object({ channel_id: Type.Optional(SlackId) })),
+  trigger_id: Type.Optional(Type.String({ maxLength: 1000 })),
+  actions: Type.Array(
+    Type.Object({
+      action_id: Type.Optional(Type.String({ maxLength: 255 })),
+      block_id: Type.String({ maxLength: 255 }),
+      value: Type.String({ maxLength: 2000 }),
+    }),
+    { minItems: 1 },
+  ),
+});
+export type SlackBlockActions = Static<typeof SlackBlockActionsSchema>;
 
 export const SLACK_MESSAGES = {
   unknown: 'This button belongs to no question this service knows; nothing was recorded.',
   notReviewer: 'Only the named reviewers of this question can answer it; nothing was recorded.',
+  failed: 'Your answer could not be recorded because of an error on this service; try again, or use the link.',
   noProfile: 'Your Slack profile could not be read, so your answer was not recorded; try again.',
+  untrusted:
+    'Only a confirmed member of this workspace (not a deactivated, bot or external account) can answer; nothing was recorded.',
   needsPage: (url: string) => `This answer needs a reason or the form's fields; give them on the page: ${url}`,
   recorded: (choice: string) => `Recorded: ${choice}. The question is decided.`,
   voted: (choice: string) => `Your vote (${choice}) is counted; the question waits for more votes.`,
@@ -214,14 +304,15 @@ export async function answerFromSlack(services: SlackServices, payload: SlackBlo
   const choice = action?.value;
   if (!action?.block_id?.startsWith(ACTIONS_BLOCK_PREFIX) || typeof choice !== 'string')
     return tell(SLACK_MESSAGES.unknown);
-  const pause = await getPause(store, action.block_id.slice(ACTIONS_BLOCK_PREFIX.length));
-  if (!pause || (pause.quorum === null && !pause.notify?.slack)) return tell(SLACK_MESSAGES.unknown);
-
-  const who = await slack.userInfo(userId);
-  if (!who.ok) return tell(SLACK_MESSAGES.noProfile);
-  const responder: SlackResponder = { slack_user_id: userId, email: who.value.email, name: who.value.name };
-  const token = await tokenFor(services, pause, responder);
-  if (!token) return tell(SLACK_MESSAGES.notReviewer);
+  const clicker = await clickerToken(
+    services,
+    slack,
+    await getPause(store, action.block_id.slice(ACTIONS_BLOCK_PREFIX.length)),
+    userId,
+  );
+  if ('refused' in clicker) return tell(clicker.refused);
+  const { token, responder } = clicker;
+  const pause = clicker.pause;
   if (pause.requireText.includes(choice) || pause.form?.on.includes(choice)) {
     const opened = payload.trigger_id
       ? await slack.openView(payload.trigger_id, answerModal(pause, choice, { p: pause.id, c: choice, ch: channelId }))
@@ -233,17 +324,20 @@ export async function answerFromSlack(services: SlackServices, payload: SlackBlo
     const result = await submitAnswer(services, token, { choice, respondedBySlack: responder });
     await tell(result.status === 'pending' ? SLACK_MESSAGES.voted(choice) : SLACK_MESSAGES.recorded(choice));
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    await tell(`${error.message} Nothing was recorded.`);
+    // Detached work: nothing is thrown from here; the clicker is told either way.
+    if (error instanceof ApiError) return tell(`${error.message} Nothing was recorded.`);
+    logger.error({ err: error }, 'a Slack click could not be answered');
+    await tell(SLACK_MESSAGES.failed);
   }
 }
 
 /** What a modal keeps for its submission (Slack holds it; the submission is signed): which pause, choice and channel. */
-interface ModalMetadata {
-  p: string;
-  c: string;
-  ch?: string;
-}
+const ModalMetadataSchema = Type.Object({
+  p: Type.String({ maxLength: 255 }),
+  c: Type.String({ maxLength: 2000 }),
+  ch: Type.Optional(SlackId),
+});
+type ModalMetadata = Static<typeof ModalMetadataSchema>;
 
 function answerModal(pause: Pause, choice: string, metadata: ModalMetadata): object {
   const form = pause.form?.on.includes(choice) ? pause.form : null;
@@ -261,22 +355,29 @@ function answerModal(pause: Pause, choice: string, metadata: ModalMetadata): obj
   });
 }
 
-/** The parts of Slack's `view_submission` payload an answer is read from. */
-export interface SlackViewSubmission {
-  type: 'view_submission';
-  user?: { id?: string };
-  view?: {
-    callback_id?: string;
-    private_metadata?: string;
-    state?: { values?: Record<string, Record<string, SlackInputState>> };
-  };
-}
+const OptionSchema = Type.Object({ value: Type.String() });
 
-interface SlackInputState {
-  value?: string | null;
-  selected_option?: { value?: string } | null;
-  selected_options?: Array<{ value?: string }>;
-}
+/** An input's state as Slack sends it: a text (or number) input's value, a select's option, a multi-select's or checkboxes' options. */
+const SlackInputStateSchema = Type.Object({
+  value: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  selected_option: Type.Optional(Type.Union([OptionSchema, Type.Null()])),
+  selected_options: Type.Optional(Type.Array(OptionSchema)),
+});
+type SlackInputState = Static<typeof SlackInputStateSchema>;
+
+/** The parts of Slack's `view_submission` payload an answer is read from (other properties are let through). */
+export const SlackViewSubmissionSchema = Type.Object({
+  type: Type.Literal('view_submission'),
+  user: Type.Object({ id: SlackId }),
+  view: Type.Object({
+    callback_id: Type.String({ maxLength: 255 }),
+    private_metadata: Type.String({ maxLength: 3000 }),
+    state: Type.Object({
+      values: Type.Record(Type.String(), Type.Record(Type.String(), SlackInputStateSchema)),
+    }),
+  }),
+});
+export type SlackViewSubmission = Static<typeof SlackViewSubmissionSchema>;
 
 /** An input's state as the page would post it: one text, or the texts of those chosen. */
 function postedOf(state: SlackInputState | undefined): PostedField {
@@ -294,26 +395,26 @@ function postedOf(state: SlackInputState | undefined): PostedField {
  */
 async function submitFromModal(services: SlackServices, view: SlackViewSubmission): Promise<ReceivedInteraction> {
   const { slack, store } = services;
-  const userId = view.user?.id;
-  if (!slack || !userId || view.view?.callback_id !== ANSWER_MODAL) return {};
-  let metadata: ModalMetadata;
+  const userId = view.user.id;
+  if (!slack || view.view.callback_id !== ANSWER_MODAL) return {};
+  let metadata: unknown;
   try {
-    metadata = JSON.parse(view.view.private_metadata ?? '') as ModalMetadata;
+    metadata = JSON.parse(view.view.private_metadata);
   } catch {
-    return {};
+    metadata = undefined;
   }
+  // Slack keeps what this service wrote, and the submission is signed: anything else is not ours.
+  if (!Value.Check(ModalMetadataSchema, metadata)) return { invalid: 'view_submission' };
   const tell = (text: string) => async () => {
     if (metadata.ch) await slack.postEphemeral(metadata.ch, userId, text);
   };
-  const pause = typeof metadata.p === 'string' ? await getPause(store, metadata.p) : undefined;
-  if (!pause || typeof metadata.c !== 'string') return { response: CLEAR, after: tell(SLACK_MESSAGES.unknown) };
-  const who = await slack.userInfo(userId);
-  if (!who.ok) return { response: CLEAR, after: tell(SLACK_MESSAGES.noProfile) };
-  const responder: SlackResponder = { slack_user_id: userId, email: who.value.email, name: who.value.name };
-  const token = await tokenFor(services, pause, responder);
-  if (!token) return { response: CLEAR, after: tell(SLACK_MESSAGES.notReviewer) };
+  const pause = await getPause(store, metadata.p);
+  if (!pause) return { response: CLEAR, after: tell(SLACK_MESSAGES.unknown) };
+  const clicker = await clickerToken(services, slack, pause, userId, INTERACTION_DEADLINE_MS);
+  if ('refused' in clicker) return { response: CLEAR, after: tell(clicker.refused) };
+  const { token, responder } = clicker;
 
-  const values = view.view.state?.values ?? {};
+  const values = view.view.state.values;
   const fields: PostedFields = {};
   for (const field of pause.form ? formFields(pause.form.schema) : []) {
     const posted = postedOf(own(values, `${FIELD_PREFIX}${field.name}`)?.[INPUT_ACTION]);
@@ -350,13 +451,43 @@ async function submitFromModal(services: SlackServices, view: SlackViewSubmissio
 /** Closes the modal (and any stacked on it). */
 const CLEAR = { response_action: 'clear' };
 
-/** The token the clicker answers with: their reviewer link's, or the shared link's; none for a non-reviewer. */
-async function tokenFor(services: SlackServices, pause: Pause, responder: SlackResponder): Promise<string | undefined> {
+/**
+ * Who is clicking and may they answer this pause (a button's click and a
+ * modal's submission alike): the clicker is read from Slack (users.info) and
+ * must be a trusted member of the bot's workspace. A question posted to a
+ * channel answers with the shared link's token; a reviewer's with their own,
+ * only when it is clicked by the Slack user their direct message was posted
+ * to (and whose email is theirs). Otherwise the message that says why.
+ */
+async function clickerToken(
+  services: SlackServices,
+  slack: SlackApp,
+  pause: Pause | undefined,
+  userId: string,
+  deadlineMs?: number,
+): Promise<{ token: string; responder: SlackResponder; pause: Pause } | { refused: string }> {
+  if (!pause || (pause.quorum === null && !pause.notify?.slack)) return { refused: SLACK_MESSAGES.unknown };
+  // Slack's answers about the clicker, within the deadline (a modal's
+  // acknowledgement waits on them, and Slack waits 3 s for it).
+  const asked = within(deadlineMs, async () => {
+    const who = await slack.userInfo(userId);
+    if (!who.ok) return who;
+    const refused = await untrusted(slack, who.value);
+    return refused.ok ? { ok: true as const, value: { user: who.value, refused: refused.value } } : refused;
+  });
+  const answered = await asked;
+  if (!answered.ok) return { refused: SLACK_MESSAGES.noProfile };
+  if (answered.value.refused !== null) return { refused: SLACK_MESSAGES.untrusted };
+  const who = answered.value.user;
+  const responder: SlackResponder = { slack_user_id: userId, email: who.email, name: who.name };
   const key = services.keys.respondToken;
-  if (pause.quorum === null) return responseToken(key, pause.id);
-  if (!responder.email) return undefined;
+  if (pause.quorum === null) return { token: responseToken(key, pause.id), responder, pause };
+  if (!responder.email) return { refused: SLACK_MESSAGES.notReviewer };
   const email = normaliseEmail(responder.email);
+  const messaged = await reviewersMessagedInSlack(services.store, pause.id, userId);
   const reviewers = (await reviewersOf(services.store, [pause.id])).get(pause.id) ?? [];
-  const reviewer = reviewers.find((row) => row.email === email);
-  return reviewer ? reviewerToken(key, pause.id, reviewer.id) : undefined;
+  const reviewer = reviewers.find((row) => row.email === email && messaged.includes(row.id));
+  return reviewer
+    ? { token: reviewerToken(key, pause.id, reviewer.id), responder, pause }
+    : { refused: SLACK_MESSAGES.notReviewer };
 }

@@ -1,3 +1,4 @@
+import type { onRequestHookHandler } from 'fastify';
 import type { RateLimit } from '../config.js';
 import { ApiError } from '../errors.js';
 
@@ -47,4 +48,19 @@ export class RateLimiter {
     this.lastSweep = now;
     for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
   }
+}
+
+/**
+ * An onRequest hook (a callback, run before the body is read) that counts one
+ * hit per client address under `prefix`, refusing with 429 over the limit.
+ */
+export function limitByAddress(limiter: RateLimiter, prefix: string): onRequestHookHandler {
+  return (request, _reply, done) => {
+    try {
+      limiter.hit(`${prefix}:${request.ip}`);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
+  };
 }

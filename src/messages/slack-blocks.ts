@@ -23,6 +23,15 @@ export interface SlackMessage {
   blocks: object[];
 }
 
+/**
+ * A text that is not meant as markup, escaped as Slack documents ("Escaping
+ * text": `&`, `<`, `>`), for the fields Slack reads as mrkdwn (a message's
+ * fallback `text`, an ephemeral's): `<!channel>` or `<https://x|Approve>`
+ * from a title or an error message stays text, not a mention or a link.
+ */
+export const slackEscape = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 const plain = (text: string) => ({ type: 'plain_text', text, emoji: false });
 

@@ -109,6 +109,10 @@ export const decodeEventSource = (
   expiresAt: row.expires_at,
 });
 
+/** Who answered from Slack, as the pauses' responded_by_slack column keeps it (JSON); null stays null. */
+export const encodeSlackResponder = (responder: SlackResponder | null): string | null =>
+  responder === null ? null : JSON.stringify(responder);
+
 /** A pause as its row is written. A pause without reviewers (quorum null) stores null veto, as it always has. */
 export function encodePause(pause: Pause): PausesTable {
   return {

@@ -267,6 +267,8 @@ export interface NotificationsTable extends OutboxColumns<NotificationStatus> {
   /** Slack app messages: where the message was posted and its timestamp, once it was (chat.update needs both). */
   slack_channel?: string | null;
   slack_ts?: string | null;
+  /** A reviewer's direct message: the Slack user it was posted to (only they answer with its buttons). */
+  slack_user_id?: string | null;
   /** An `update`: the notification whose message it updates. */
   updates_id?: string | null;
 }

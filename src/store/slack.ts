@@ -60,12 +60,12 @@ export async function queueSlackUpdates(
 /** Where a Slack app message went, once posted: what its update needs. */
 export const recordSlackMessage = async (
   store: Store,
-  input: { id: string; channel: string; ts: string },
+  input: { id: string; channel: string; ts: string; userId?: string },
   trx: Kysely<Database> = store.db,
 ): Promise<void> => {
   await trx
     .updateTable('notifications')
-    .set({ slack_channel: input.channel, slack_ts: input.ts })
+    .set({ slack_channel: input.channel, slack_ts: input.ts, slack_user_id: input.userId ?? null })
     .where('id', '=', input.id)
     .execute();
 };
@@ -80,3 +80,17 @@ export const updatedMessage = (
     .select(['status', 'slack_channel', 'slack_ts'])
     .where('id', '=', id)
     .executeTakeFirst();
+
+/** The reviewers of a pause whose Slack direct messages were posted to this Slack user. */
+export async function reviewersMessagedInSlack(store: Store, pauseId: string, slackUserId: string): Promise<string[]> {
+  const rows = await store.db
+    .selectFrom('notifications')
+    .select('reviewer_id')
+    .distinct()
+    .where('pause_id', '=', pauseId)
+    .where('channel', '=', 'slack')
+    .where('slack_user_id', '=', slackUserId)
+    .where('reviewer_id', 'is not', null)
+    .execute();
+  return rows.map((row) => row.reviewer_id as string);
+}

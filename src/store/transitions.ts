@@ -14,7 +14,7 @@ import type { Mode } from '../domain/keys.js';
 import { answerProblems, answerValues, type Pause, type SlackResponder } from '../domain/pause.js';
 import type { FieldProblem } from '../domain/problems.js';
 import { decides } from '../domain/votes.js';
-import { decodeEventSource, decodePause } from './decode.js';
+import { decodeEventSource, decodePause, encodeSlackResponder } from './decode.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
 import { getPause } from './pauses.js';
@@ -107,9 +107,12 @@ type Answer = {
   /** 1 when the values sent differ from the proposed ones. */
   edited: number;
   now: string;
-  /** Who answered from Slack buttons (JSON), when it was there. */
-  respondedBySlack?: string | null;
+  /** Who answered from Slack buttons, when it was there. */
+  respondedBySlack?: SlackResponder | null;
 };
+
+/** An answer as its row is written: who answered from Slack, encoded (decode.ts). */
+type AnswerRow = Omit<Answer, 'respondedBySlack'> & { respondedBySlack: string | null };
 
 type ListColumn = 'options' | 'form_on' | 'require_text';
 
@@ -125,7 +128,7 @@ const inList = {
 } satisfies Record<Dialect, unknown>;
 
 const markResponded = (dialect: Dialect) =>
-  prepared((db, input: Answer) => {
+  prepared((db, input: AnswerRow) => {
     const submitsForm = inList[dialect]('form_on', input.choice);
     const valuesSent = sql<boolean>`cast(${input.values} as text) is not null`;
     return (
@@ -196,14 +199,16 @@ const markRespondedIn = { sqlite: markResponded('sqlite'), postgres: markRespond
  */
 export async function respondToPause(store: Store, input: Answer): Promise<Transition<EventSource> | null> {
   return store.write(async (trx) => {
-    const [row] = await markRespondedIn[store.dialect](store, input, trx);
+    const [row] = await markRespondedIn[store.dialect](
+      store,
+      { ...input, respondedBySlack: encodeSlackResponder(input.respondedBySlack ?? null) },
+      trx,
+    );
     if (!row) return null;
     const pause = decodeEventSource(row);
     const { has_webhooks: webhooks, has_slack: slack } = row;
     // An answer from a channel's Slack buttons names who gave it.
-    const slackAnswer = input.respondedBySlack
-      ? { responded_by: JSON.parse(input.respondedBySlack) as SlackResponder }
-      : undefined;
+    const slackAnswer = input.respondedBySlack ? { responded_by: input.respondedBySlack } : undefined;
     await recordEvents(
       store,
       'pause.responded',

@@ -1,5 +1,5 @@
-import { SocketModeClient } from '@slack/socket-mode';
-import type { FetchFunction } from '@slack/web-api';
+import { SocketModeClient, UnrecoverableSocketModeStartError } from '@slack/socket-mode';
+import { type FetchFunction, WebAPIPlatformError } from '@slack/web-api';
 import { type ReceivedInteraction, receiveInteraction } from '../actions/slack.js';
 import type { ServiceContext } from '../context.js';
 import { slackLogger } from '../messages/slack-app.js';
@@ -23,6 +23,8 @@ export class SlackSocket {
   private readonly client: SocketModeClient;
   private stopped = false;
   private retry: NodeJS.Timeout | undefined;
+  /** The interactions being answered: stop() waits for them. */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly services: ServiceContext,
@@ -45,13 +47,20 @@ export class SlackSocket {
         } catch (error) {
           logger.error({ err: error }, 'a Slack interaction could not be handled');
         }
-        const { response, after } = received;
+        const { response, after, invalid } = received;
+        if (invalid)
+          logger.warn({ slack: invalid }, 'a Slack interaction not in the shape Slack documents was ignored');
         try {
           await ack(response);
         } catch (error) {
           logger.warn({ err: error }, 'a Slack envelope could not be acknowledged');
         }
-        await after?.().catch((error) => logger.error({ err: error }, 'a Slack interaction could not be handled'));
+        if (!after) return;
+        const work = after()
+          .catch((error) => logger.error({ err: error }, 'a Slack interaction could not be handled'))
+          .finally(() => this.inFlight.delete(work));
+        this.inFlight.add(work);
+        await work;
       },
     );
   }
@@ -63,6 +72,14 @@ export class SlackSocket {
       this.client.start().then(
         () => this.services.logger.info('Slack Socket Mode connected'),
         (error) => {
+          // A token Slack refuses (invalid_auth, a removed app…) is not mended by asking again.
+          if (unrecoverable(error)) {
+            this.services.logger.error(
+              { slack: error.data.error },
+              'Slack Socket Mode cannot connect: Slack refuses the app-level token (SLACK_APP_TOKEN); not trying again',
+            );
+            return;
+          }
           this.services.logger.warn({ err: error }, 'Slack Socket Mode could not connect; trying again');
           if (!this.stopped) this.retry = setTimeout(attempt, START_RETRY_MS);
         },
@@ -75,5 +92,12 @@ export class SlackSocket {
     this.stopped = true;
     clearTimeout(this.retry);
     await this.client.disconnect().catch(() => undefined);
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
+}
+
+const UNRECOVERABLE: readonly string[] = Object.values(UnrecoverableSocketModeStartError);
+
+function unrecoverable(error: unknown): error is WebAPIPlatformError {
+  return error instanceof WebAPIPlatformError && UNRECOVERABLE.includes(String(error.data.error));
 }

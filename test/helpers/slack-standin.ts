@@ -6,11 +6,12 @@
 //     xoxb-…`; answers `{ok: true, …}` or `{ok: false, error}` with HTTP 200,
 //     and `429` with `Retry-After` when a test asks for it. Methods:
 //     chat.postMessage, chat.update, chat.postEphemeral, users.lookupByEmail,
-//     users.info, views.open.
+//     users.info (user objects with team_id, deleted, is_bot, is_stranger,
+//     is_email_confirmed as Slack documents them), auth.test, views.open.
 //   - Socket Mode: apps.connections.open (with the app-level token, `xapp-…`)
 //     answers a WebSocket URL on this server; on connecting, the client gets
 //     `hello`; envelopes (`{envelope_id, type: "interactive", payload, …}`) are
-//     sent to one open connection, as Slack does, and wait for the client's
+//     sent to one open connection (each in turn), as Slack does, and wait for the client's
 //     acknowledgement (`{envelope_id, payload?}`). Connections can be dropped.
 //   - HTTP mode interactions: it plays Slack posting a click to the service,
 //     `payload=<urlencoded JSON>` signed with `v0` (X-Slack-Signature over
@@ -40,7 +41,19 @@ export interface SlackUserRecord {
   id: string;
   email: string;
   name: string;
+  /** The user's workspace; the stand-in's own (T0STANDIN) unless set. */
+  teamId?: string;
+  /** A deactivated account (`deleted: true`). */
+  deleted?: boolean;
+  isBot?: boolean;
+  /** A Slack Connect external user (`is_stranger: true`, and their own team_id). */
+  isStranger?: boolean;
+  /** `is_email_confirmed`; true unless set. */
+  emailConfirmed?: boolean;
 }
+
+/** The stand-in's workspace: the bot's team (auth.test) and its users' team_id. */
+export const STANDIN_TEAM = 'T0STANDIN';
 
 export interface PostedMessage {
   channel: string;
@@ -59,8 +72,17 @@ export interface SlackStandin {
   appToken: string;
   /** Socket Mode connections open now. */
   openSockets(): number;
-  /** Sends an interaction over one open Socket Mode connection and waits for its acknowledgement. */
-  sendEnvelope(payload: object, timeoutMs?: number): Promise<{ envelope_id: string; payload?: unknown }>;
+  /** Sends an interaction over one open Socket Mode connection (each in turn) and waits for its acknowledgement. */
+  sendEnvelope(
+    payload: object,
+    timeoutMs?: number,
+  ): Promise<{
+    envelope_id: string;
+    payload?: unknown /** The connection (numbered from 1 as opened) that acknowledged it. */;
+    connection: number;
+  }>;
+  /** Sends Socket Mode's `disconnect` message (reason `refresh_requested`) on every open connection, as Slack does before recycling one. */
+  refreshSockets(): void;
   /** Ends every Socket Mode connection abruptly, as a network failure would. */
   dropSockets(): void;
   /** The block_actions payload of a click on the button of `choice`. */
@@ -70,6 +92,8 @@ export interface SlackStandin {
   messages: PostedMessage[];
   callsOf(method: string): SlackCall[];
   addUser(user: SlackUserRecord): void;
+  /** Every call of `method` answers only after `ms` (0: at once again). */
+  delay(method: string, ms: number): void;
   /** The next `times` calls of `method` answer 429 with this Retry-After (seconds). */
   rateLimit(method: string, retryAfterSeconds: number, times?: number): void;
   /** The message posted to this channel (a user id for a direct message), with the latest blocks. */
@@ -119,12 +143,16 @@ export async function startSlackStandin(
   const botToken = options.botToken ?? `xoxb-test-${Math.random().toString(36).slice(2)}`;
   const appToken = `xapp-test-${Math.random().toString(36).slice(2)}`;
   const sockets = new Set<WebSocket>();
+  const socketNumbers = new Map<WebSocket, number>();
+  let connections = 0;
+  let nextSocket = 0;
   const acks = new Map<string, (ack: { envelope_id: string; payload?: unknown }) => void>();
   const signingSecret = options.signingSecret ?? `secret-${Math.random().toString(36).slice(2)}`;
   const calls: SlackCall[] = [];
   const messages: PostedMessage[] = [];
   const users = new Map<string, SlackUserRecord>();
   const limits = new Map<string, { retryAfter: number; times: number }>();
+  const delays = new Map<string, number>();
   let counter = 0;
 
   const answer = (method: string, args: Record<string, any>): Record<string, unknown> => {
@@ -155,6 +183,16 @@ export async function startSlackStandin(
         const user = users.get(String(args.user));
         return user ? { ok: true, user: userObject(user) } : { ok: false, error: 'user_not_found' };
       }
+      case 'auth.test':
+        return {
+          ok: true,
+          url: 'https://standin.slack.com/',
+          team: 'Stand-in',
+          user: 'pausepoint',
+          team_id: STANDIN_TEAM,
+          user_id: 'U0BOT',
+          bot_id: 'B0BOT',
+        };
       case 'views.open':
         return { ok: true, view: { id: `V${++counter}`, ...(parseMaybe(args.view) ?? {}) } };
       default:
@@ -178,6 +216,8 @@ export async function startSlackStandin(
       response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
       response.end(JSON.stringify(json));
     };
+    const delayMs = delays.get(method);
+    if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const limit = limits.get(method);
     if (limit && limit.times > 0) {
       limit.times--;
@@ -197,6 +237,7 @@ export async function startSlackStandin(
   const wss = new WebSocketServer({ server, path: '/link/' });
   wss.on('connection', (socket) => {
     sockets.add(socket);
+    socketNumbers.set(socket, ++connections);
     socket.on('close', () => sockets.delete(socket));
     socket.on('message', (data) => {
       const ack = JSON.parse(String(data)) as { envelope_id: string; payload?: unknown };
@@ -267,6 +308,7 @@ export async function startSlackStandin(
     messages,
     callsOf: (method) => calls.filter((call) => call.method === method),
     addUser: (user) => void users.set(user.id, user),
+    delay: (method, ms) => void delays.set(method, ms),
     rateLimit: (method, retryAfter, times = 1) => void limits.set(method, { retryAfter, times }),
     messageTo: (channel) => {
       const direct = channel.startsWith('U') ? `D${channel.slice(1)}` : channel;
@@ -289,7 +331,9 @@ export async function startSlackStandin(
     async messageAbout(title) {
       let found: PostedMessage | undefined;
       await eventually(() => {
-        found = messages.find((m) => m.text.includes(title));
+        // The fallback text is escaped as Slack documents (& < >).
+        const escaped = title.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+        found = messages.find((m) => m.text.includes(escaped));
         if (!found) throw new Error(`no message about ${title} was posted`);
       });
       return found as PostedMessage;
@@ -317,8 +361,11 @@ export async function startSlackStandin(
     appToken,
     openSockets: () => [...sockets].filter((socket) => socket.readyState === socket.OPEN).length,
     sendEnvelope(payload, timeoutMs = 5000) {
-      const socket = [...sockets].find((open) => open.readyState === open.OPEN);
+      // Round-robin over the open connections, as Slack spreads envelopes over an app's connections.
+      const open = [...sockets].filter((candidate) => candidate.readyState === candidate.OPEN);
+      const socket = open[nextSocket++ % Math.max(open.length, 1)];
       if (!socket) return Promise.reject(new Error('no Socket Mode connection is open'));
+      const connection = socketNumbers.get(socket) ?? 0;
       const envelopeId = `env-${++counter}`;
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -327,7 +374,7 @@ export async function startSlackStandin(
         }, timeoutMs);
         acks.set(envelopeId, (ack) => {
           clearTimeout(timer);
-          resolve(ack);
+          resolve({ ...ack, connection });
         });
         socket.send(
           JSON.stringify({
@@ -340,6 +387,17 @@ export async function startSlackStandin(
           }),
         );
       });
+    },
+    refreshSockets: () => {
+      for (const socket of sockets)
+        if (socket.readyState === socket.OPEN)
+          socket.send(
+            JSON.stringify({
+              type: 'disconnect',
+              reason: 'refresh_requested',
+              debug_info: { host: 'standin' },
+            }),
+          );
     },
     dropSockets: () => {
       for (const socket of sockets) socket.terminate();
@@ -355,12 +413,25 @@ export async function startSlackStandin(
   };
 }
 
+/** A user object as Slack documents it (users.info, users.lookupByEmail). */
 function userObject(user: SlackUserRecord) {
   return {
     id: user.id,
+    team_id: user.teamId ?? STANDIN_TEAM,
     name: user.name.toLowerCase().replace(/\s+/g, '.'),
+    deleted: user.deleted === true,
     real_name: user.name,
-    profile: { email: user.email, real_name: user.name, display_name: user.name },
+    tz: 'Europe/London',
+    profile: { email: user.email, real_name: user.name, display_name: user.name, team: user.teamId ?? STANDIN_TEAM },
+    is_admin: false,
+    is_owner: false,
+    is_bot: user.isBot === true,
+    is_app_user: false,
+    is_restricted: false,
+    is_ultra_restricted: false,
+    ...(user.isStranger ? { is_stranger: true } : {}),
+    is_email_confirmed: user.emailConfirmed ?? true,
+    updated: 1764240000,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { AnswerInput, questionFor, responderFor, submitAnswer } from '../../actions/answer-pause.js';
+import { limitByAddress } from '../../http/rate-limit.js';
 import { errorResponses, Timestamp } from '../../http/schemas.js';
 import {
   AnswerValuesFields,
@@ -42,14 +43,7 @@ const Answered = Type.Object({
 
 export const respondRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Per client address: answering is for people, and guessing tokens is pointless but should also be slow.
-  app.addHook('onRequest', (request, _reply, done) => {
-    try {
-      app.rateLimits.respond.hit(`respond:${request.ip}`);
-    } catch (error) {
-      return done(error as Error);
-    }
-    done();
-  });
+  app.addHook('onRequest', limitByAddress(app.rateLimits.respond, 'respond'));
 
   app.get(
     '/respond/:token',

@@ -17,6 +17,7 @@ import * as forms from './0015_forms.js';
 import * as webhookOperations from './0016_webhook_operations.js';
 import * as slack from './0017_slack.js';
 import * as failingSince from './0018_failing_since.js';
+import * as slackUsers from './0019_slack_users.js';
 
 // Ordered by name; the same files run on SQLite and PostgreSQL.
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_webhook_operations': webhookOperations,
   '0017_slack': slack,
   '0018_failing_since': failingSince,
+  '0019_slack_users': slackUsers,
 };

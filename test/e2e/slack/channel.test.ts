@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWebhookEvent, signWebhookPayload } from '../../../sdk/src/webhooks.js';
+import type { Clock } from '../../../src/domain/clock.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
 import { createPause, eventsOf, eventually } from '../../helpers/pauses.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
@@ -20,6 +21,10 @@ beforeAll(async () => {
   slack = await startSlackStandin();
   slack.addUser({ id: 'U0ANN', email: 'ann@example.com', name: 'Ann Example' });
   slack.addUser({ id: 'U0BOB', email: 'bob@example.com', name: 'Bob Example' });
+  slack.addUser({ id: 'U0UNC', email: 'unc@example.com', name: 'Una', emailConfirmed: false });
+  slack.addUser({ id: 'U0DEL', email: 'del@example.com', name: 'Del', deleted: true });
+  slack.addUser({ id: 'U0EXT', email: 'ext@example.com', name: 'Ext', isStranger: true, teamId: 'T0OTHER' });
+  slack.addUser({ id: 'U0BOT1', email: 'bot@example.com', name: 'Bot', isBot: true });
   service = await startTestService({
     env: { ...slack.env('http'), WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(',') },
   });
@@ -147,6 +152,41 @@ describe('notify.slack', () => {
     expect(refusedCalls.length).toBe(1);
   });
 
+  it('an unconfirmed, deactivated, external or bot user is refused, said to them alone, nothing recorded', async () => {
+    const { pause, message } = await postedQuestion();
+    const refused = ['U0UNC', 'U0DEL', 'U0EXT', 'U0BOT1'];
+    for (const user of refused) expect((await slack.click(service.url, message, 'approve', user)).status).toBe(200);
+    const text =
+      'Only a confirmed member of this workspace (not a deactivated, bot or external account) can answer; nothing was recorded.';
+    await eventually(() => {
+      for (const user of refused) expect(ephemeralsTo(user)).toContain(text);
+    });
+    const read = await readPause(pause.id);
+    expect(read.status).toBe('pending');
+    // The bot's workspace was asked once (auth.test), and kept.
+    expect(slack.callsOf('auth.test')).toHaveLength(1);
+  });
+
+  it("a title or option is never read as Slack markup: the fallback text and the clicker's message are escaped", async () => {
+    const { pause, message } = await postedQuestion({
+      title: `<!channel> <https://evil.example|ok> & ${Math.random().toString(36).slice(2, 8)}`,
+      options: ['<!here>', 'reject'],
+    });
+    const escaped = pause.title.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    expect(message.text).toBe(`Decision needed: ${escaped}`);
+    expect(message.text).not.toContain('<');
+    await slack.click(service.url, message, '<!here>', 'U0ANN');
+    await eventually(() =>
+      expect(ephemeralsTo('U0ANN')).toContain('Recorded: &lt;!here&gt;. The question is decided.'),
+    );
+    await eventually(() => {
+      const update = message.updates.at(-1);
+      expect(update?.text).toBe(`Decided: &lt;!here&gt; (by Ann Example): ${escaped}`);
+    });
+    // The blocks keep the words as they are, as plain_text.
+    expect(message.blocks[0]).toMatchObject({ type: 'header', text: { type: 'plain_text', text: pause.title } });
+  });
+
   it('an unknown pause or button gets a message only the clicker sees', async () => {
     const { message } = await postedQuestion();
     const unknown = structuredClone(message);
@@ -162,18 +202,59 @@ describe('notify.slack', () => {
     });
   });
 
-  it('honours a 429 and its Retry-After, then posts', async () => {
-    slack.rateLimit('chat.postMessage', 1);
-    const { pause } = await postedQuestion();
-    const attempts = slack.callsOf('chat.postMessage').filter((c) => String(c.args.text).includes(pause.title));
-    expect(attempts.map((c) => c.status)).toEqual([429, 200]);
-    // The retry waited out Retry-After (1 s), longer than the schedule's first gap (200 ms).
-    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(1000);
-    expect(slack.messages.filter((m) => m.text.includes(pause.title))).toHaveLength(1);
-    // Settled once the post's answer is recorded, just after the stand-in saw it.
-    await eventually(async () =>
-      expect((await readPause(pause.id)).notifications[0]).toMatchObject({ status: 'sent', attempts: 2 }),
-    );
+  it('honours a 429 and its Retry-After (on the service clock), then posts', async () => {
+    let offsetMs = 0;
+    const clock: Clock = { now: () => new Date(Date.now() + offsetMs) };
+    const limited = await startTestService({
+      clock,
+      env: { ...slack.env('http'), WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(',') },
+    });
+    try {
+      const account = await registerAccount(limited.url);
+      slack.rateLimit('chat.postMessage', 30);
+      const pause = await createPause(limited.url, account.live, {
+        title: `Limited ${Math.random().toString(36).slice(2, 8)}?`,
+        notify: { slack: { channel: CHANNEL } },
+      });
+      const attempts = () => slack.callsOf('chat.postMessage').filter((c) => String(c.args.text).includes(pause.title));
+      const notification = async () =>
+        (await call(limited.url, 'GET', `/v1/pause/${pause.id}`, { token: account.live })).body.notifications[0];
+      // Settled (attempts counts a claim; last_error comes with the 429's answer).
+      await eventually(async () =>
+        expect(await notification()).toMatchObject({ attempts: 1, last_error: 'ratelimited' }),
+      );
+      // Past the schedule's first gap (200 ms), short of Retry-After (30 s): not yet.
+      offsetMs += 10_000;
+      await limited.worker!.runOnce();
+      expect(attempts().map((c) => c.status)).toEqual([429]);
+      offsetMs += 21_000;
+      await limited.worker!.runOnce();
+      await eventually(() => expect(attempts().map((c) => c.status)).toEqual([429, 200]));
+      expect(slack.messages.filter((m) => m.text.includes(pause.title))).toHaveLength(1);
+      await eventually(async () => expect(await notification()).toMatchObject({ status: 'sent', attempts: 2 }));
+    } finally {
+      await limited.destroy();
+    }
+  });
+
+  it('two clicks at the same moment on a channel message: one answer, the other told, one event', async () => {
+    const { pause, message } = await postedQuestion();
+    const before = { ann: ephemeralsTo('U0ANN').length, bob: ephemeralsTo('U0BOB').length };
+    const clicks = await Promise.all([
+      slack.click(service.url, message, 'approve', 'U0ANN'),
+      slack.click(service.url, message, 'reject', 'U0BOB'),
+    ]);
+    expect(clicks.map((c) => c.status)).toEqual([200, 200]);
+    await eventually(() => {
+      const told = [...ephemeralsTo('U0ANN').slice(before.ann), ...ephemeralsTo('U0BOB').slice(before.bob)];
+      expect(told.filter((t) => t.startsWith('Recorded:'))).toHaveLength(1);
+      expect(told.filter((t) => t.startsWith('This pause has already been answered.'))).toHaveLength(1);
+    });
+    const read = await readPause(pause.id);
+    const winner = read.response.responded_by.slack_user_id;
+    expect(read.response.choice).toBe(winner === 'U0ANN' ? 'approve' : 'reject');
+    const events = (await eventsOf(service, pause.id)).filter((e) => e.type === 'pause.responded');
+    expect(events).toHaveLength(1);
   });
 
   it('is suppressed in test mode, with the blocks kept; a live pause needs the Slack app configured', async () => {
@@ -200,6 +281,50 @@ describe('notify.slack', () => {
   });
 });
 
+describe('/slack/interactions limits', () => {
+  it('over RESPOND_RATE_LIMIT per address is 429 before the body is read (even a large one), and records nothing', async () => {
+    const limited = await startTestService({ env: { ...slack.env('http'), RESPOND_RATE_LIMIT: '2/60' } });
+    try {
+      const account = await registerAccount(limited.url);
+      const pause = await createPause(limited.url, account.live, {
+        title: `Limited ${Math.random().toString(36).slice(2, 8)}?`,
+        options: ['approve', 'reject'],
+        notify: { slack: { channel: CHANNEL } },
+      });
+      const message = await slack.messageAbout(pause.title);
+      const unknown = structuredClone(message);
+      unknown.blocks.find((b) => b.type === 'actions')!.block_id = 'someone-elses-block';
+      const infoBefore = slack.callsOf('users.info').length;
+      expect((await slack.click(limited.url, unknown, 'approve', 'U0ANN')).status).toBe(200);
+      expect((await slack.click(limited.url, unknown, 'approve', 'U0ANN')).status).toBe(200);
+      const over = await slack.click(limited.url, message, 'approve', 'U0ANN');
+      expect(over.status).toBe(429);
+      const big = await fetch(`${limited.url}/slack/interactions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ payload: 'x'.repeat(300 * 1024) }),
+      });
+      expect(big.status).toBe(429);
+      const read = (await call(limited.url, 'GET', `/v1/pause/${pause.id}`, { token: account.live })).body;
+      expect(read.status).toBe('pending');
+      expect(slack.callsOf('users.info').length).toBe(infoBefore);
+    } finally {
+      await limited.destroy();
+    }
+  });
+
+  it('a body over 256 KiB is 413 whichever parser would read it (the route bodyLimit)', async () => {
+    for (const type of ['application/json', 'application/x-www-form-urlencoded']) {
+      const big = await fetch(`${service.url}/slack/interactions`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: `payload=${'x'.repeat(300 * 1024)}`,
+      });
+      expect([type, big.status]).toEqual([type, 413]);
+    }
+  });
+});
+
 describe('Slack unreachable', () => {
   it('retries on the schedule, then marks the message failed, in the timeline too', async () => {
     const gone = await startSlackStandin();
@@ -221,6 +346,48 @@ describe('Slack unreachable', () => {
       expect(timeline.data.map((e: any) => e.type)).toContain('notification_failed');
     } finally {
       await cut.destroy();
+    }
+  });
+});
+
+describe('SLACK_ALLOWED_DEVELOPERS', () => {
+  it('only the accounts named may use the Slack app; the others get 400 channel_unavailable, nothing posted', async () => {
+    const allowedEmail = `allowed.${Math.random().toString(36).slice(2)}@example.com`;
+    const only = await startTestService({
+      env: { ...slack.env('http'), SLACK_ALLOWED_DEVELOPERS: `someone@example.com, ${allowedEmail.toUpperCase()}` },
+    });
+    try {
+      const register = async (email: string) =>
+        (await call(only.url, 'POST', '/v1/auth/register', { body: { email, password: 'correct horse battery' } })).body
+          .keys.live as string;
+      const allowed = await register(allowedEmail);
+      const other = await registerAccount(only.url);
+      const title = `Allowed ${Math.random().toString(36).slice(2, 8)}`;
+      const posted = await call(only.url, 'POST', '/v1/pause', {
+        token: allowed,
+        body: { title, notify: { slack: { channel: CHANNEL } } },
+      });
+      expect(posted.status).toBe(201);
+      await slack.messageAbout(title);
+      const refusedTitle = `Refused ${Math.random().toString(36).slice(2, 8)}`;
+      for (const body of [
+        { title: refusedTitle, notify: { slack: { channel: CHANNEL } } },
+        { title: refusedTitle, reviewers: [{ email: 'ann@example.com' }], deliver: ['slack'] },
+      ]) {
+        const refused = await call(only.url, 'POST', '/v1/pause', { token: other.live, body });
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.code).toBe('channel_unavailable');
+        expect(refused.body.error.message).toContain('SLACK_ALLOWED_DEVELOPERS');
+      }
+      // Email and the test mode are not the Slack app's: they stay open.
+      const test = await call(only.url, 'POST', '/v1/pause', {
+        token: other.test,
+        body: { title: refusedTitle, notify: { slack: { channel: CHANNEL } } },
+      });
+      expect(test.status).toBe(201);
+      expect(slack.messages.some((m) => m.text.includes(refusedTitle))).toBe(false);
+    } finally {
+      await only.destroy();
     }
   });
 });

@@ -17,6 +17,7 @@ let dev: Account;
 beforeAll(async () => {
   slack = await startSlackStandin();
   slack.addUser({ id: 'U0ANN', email: 'ann@example.com', name: 'Ann Example' });
+  slack.addUser({ id: 'U0BOB', email: 'bob@example.com', name: 'Bob Example' });
   service = await startTestService({
     env: slack.env('http'),
   });
@@ -126,6 +127,91 @@ describe('a modal', () => {
       values: { amount: 1000, reason: 'damaged', notify: true },
       edited: true,
     });
+  });
+
+  it("is acknowledged within Slack's 3 s when users.info is slow: closed, nothing recorded, the clicker told", async () => {
+    const [pause, message] = await posted({ require_text: ['reject'] });
+    const view = await modalFor(message, 'reject');
+    slack.delay('users.info', 4000);
+    try {
+      const started = Date.now();
+      const slow = await slack.submitView(service.url, view, 'U0ANN', { text: { value: 'too slow' } });
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(slow.body).toEqual({ response_action: 'clear' });
+      await eventually(() =>
+        expect(slack.ephemeralsTo('U0ANN')).toContain(
+          'Your Slack profile could not be read, so your answer was not recorded; try again.',
+        ),
+      );
+      expect((await readPause(pause.id)).status).toBe('pending');
+    } finally {
+      slack.delay('users.info', 0);
+    }
+  });
+
+  it("the service's stop waits for a click's answer that follows the acknowledgement", async () => {
+    const own = await startTestService({ env: slack.env('http') });
+    try {
+      const account = await registerAccount(own.url);
+      const asked = `Stopping ${Math.random().toString(36).slice(2, 8)}`;
+      await createPause(own.url, account.live, {
+        title: asked,
+        options: ['approve', 'reject'],
+        notify: { slack: { channel: 'C0123456789' } },
+      });
+      const message = await slack.messageAbout(asked);
+      slack.delay('users.info', 800);
+      const clicked = await slack.click(own.url, message, 'approve', 'U0BOB');
+      expect(clicked.status).toBe(200);
+    } finally {
+      await own.destroy();
+      slack.delay('users.info', 0);
+    }
+    // Answered before the service stopped: recorded, and told.
+    expect(slack.ephemeralsTo('U0BOB')).toContain('Recorded: approve. The question is decided.');
+  });
+
+  it('a payload not in the shape Slack documents is 400 and records nothing, a click or a submission', async () => {
+    const [pause, message] = await posted({ require_text: ['reject'] });
+    const view = await modalFor(message, 'reject');
+    const infoBefore = slack.callsOf('users.info').length;
+    const post = (payload: unknown) =>
+      slack.postSigned(service.url, `payload=${encodeURIComponent(JSON.stringify(payload))}`);
+    const click = slack.blockActions(message, 'approve', 'U0ANN') as any;
+    expect((await post({ ...click, actions: [] })).status).toBe(400);
+    expect((await post({ ...click, actions: [{ block_id: click.actions[0].block_id, value: 7 }] })).status).toBe(400);
+    expect((await post({ ...click, user: {} })).status).toBe(400);
+    const submission = {
+      type: 'view_submission',
+      user: { id: 'U0ANN' },
+      view: { ...view, state: { values: { text: { value: { type: 'plain_text_input', value: 'x' } } } } },
+    };
+    expect((await post({ ...submission, view: { ...submission.view, private_metadata: 'not json' } })).status).toBe(
+      400,
+    );
+    expect(
+      (await post({ ...submission, view: { ...submission.view, private_metadata: JSON.stringify({ p: 1 }) } })).status,
+    ).toBe(400);
+    expect((await post({ ...submission, view: { ...submission.view, state: { values: 'x' } } })).status).toBe(400);
+    expect(slack.callsOf('users.info').length).toBe(infoBefore);
+    expect((await readPause(pause.id)).status).toBe('pending');
+  });
+
+  it("a modal answers only a question posted to a channel or a reviewer's, as a button does", async () => {
+    const [, message] = await posted({ require_text: ['reject'] });
+    const view = await modalFor(message, 'reject');
+    // A pause that was never posted to Slack, named in the modal's metadata.
+    const other = await createPause(service.url, dev.live, { title: 'Not in Slack', options: ['approve', 'reject'] });
+    const metadata = JSON.parse(view.private_metadata);
+    const moved = { ...view, private_metadata: JSON.stringify({ ...metadata, p: other.id }) };
+    const answer = await slack.submitView(service.url, moved, 'U0ANN', { text: { value: 'no' } });
+    expect(answer.body).toEqual({ response_action: 'clear' });
+    await eventually(() =>
+      expect(slack.ephemeralsTo('U0ANN')).toContain(
+        'This button belongs to no question this service knows; nothing was recorded.',
+      ),
+    );
+    expect((await readPause(other.id)).status).toBe('pending');
   });
 
   it('a submission for a question already answered closes the modal and says why to the clicker alone', async () => {

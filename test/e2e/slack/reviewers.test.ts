@@ -22,10 +22,16 @@ let dev: Account;
 const ANN = { id: 'U0ANN', email: 'ann@example.com', name: 'Ann Example' };
 const BOB = { id: 'U0BOB', email: 'bob@example.com', name: 'Bob Example' };
 const EVE = { id: 'U0EVE', email: 'eve@example.com', name: 'Eve Outsider' };
+// Slack users the service must not trust with a reviewer's buttons.
+const UNCONFIRMED = { id: 'U0UNC', email: 'unc@example.com', name: 'Una Confirmed', emailConfirmed: false };
+const DEACTIVATED = { id: 'U0DEL', email: 'del@example.com', name: 'Del Gone', deleted: true };
+const EXTERNAL = { id: 'U0EXT', email: 'ext@example.com', name: 'Ext Partner', isStranger: true, teamId: 'T0OTHER' };
+// Same email as Ann, another Slack user (added after Ann: users.lookupByEmail finds Ann).
+const MALLORY = { id: 'U0MAL', email: ANN.email, name: 'Mallory' };
 
 beforeAll(async () => {
   slack = await startSlackStandin();
-  for (const user of [ANN, BOB, EVE]) slack.addUser(user);
+  for (const user of [ANN, BOB, EVE, UNCONFIRMED, DEACTIVATED, EXTERNAL, MALLORY]) slack.addUser(user);
   smtp = await startSmtpReceiver();
   service = await startTestService({
     clock,
@@ -193,6 +199,53 @@ describe('reviewers in Slack', () => {
     });
   });
 
+  it('a reviewer Slack does not vouch for (unconfirmed, deactivated, external) is emailed instead, the timeline says why', async () => {
+    const asked = title('Untrusted');
+    const pause = await createPause(service.url, dev.live, {
+      title: asked,
+      reviewers: [{ email: UNCONFIRMED.email }, { email: DEACTIVATED.email }, { email: EXTERNAL.email }],
+      deliver: ['slack'],
+    });
+    await eventually(() =>
+      expect(
+        smtp.mails
+          .filter((m) => m.raw.includes(asked))
+          .flatMap((m) => m.to)
+          .sort(),
+      ).toEqual([DEACTIVATED.email, EXTERNAL.email, UNCONFIRMED.email]),
+    );
+    expect(slack.messages.filter((m) => m.text.includes(asked))).toHaveLength(0);
+    const timeline = (await call(service.url, 'GET', `/v1/pause/${pause.id}/timeline`, { token: dev.live })).body;
+    const errors = timeline.data
+      .filter((e: any) => e.type === 'notification_failed')
+      .map((e: any) => e.detail.error)
+      .sort();
+    expect(errors).toEqual([
+      'del@example.com is deactivated in Slack; emailed instead',
+      'ext@example.com is an external (Slack Connect) user; emailed instead',
+      'unc@example.com has not confirmed their email in Slack; emailed instead',
+    ]);
+  });
+
+  it("only the Slack user a reviewer's message was sent to answers with it, not another with the same email", async () => {
+    const asked = title('Same email');
+    const pause = await createPause(service.url, dev.live, {
+      title: asked,
+      reviewers: [{ email: ANN.email }, { email: BOB.email }],
+      deliver: ['slack'],
+    });
+    const ann = await dmOf(ANN, asked);
+    expect((await slack.click(service.url, ann, 'approve', MALLORY.id)).status).toBe(200);
+    await eventually(() =>
+      expect(ephemeralsTo(MALLORY.id)).toContain(
+        'Only the named reviewers of this question can answer it; nothing was recorded.',
+      ),
+    );
+    expect((await readPause(pause.id)).status).toBe('pending');
+    await slack.click(service.url, ann, 'approve', ANN.id);
+    await eventually(async () => expect((await readPause(pause.id)).response?.choice).toBe('approve'));
+  });
+
   it('a cancel and an expiry update every message about the pause', async () => {
     const cancelledTitle = title('Cancelled question');
     const cancelled = await createPause(service.url, dev.live, {
@@ -234,6 +287,33 @@ describe('reviewers in Slack', () => {
         expect(lastUpdate(message)).toContain('Timed out: reject (the default)');
         expect(lastUpdate(message)).toContain(`${ANN.email}: approve`);
       });
+  });
+
+  it('a question whose pause closes while it waits out a 429 is never posted, and nothing is left pending', async () => {
+    const asked = title('Closed while rate limited');
+    slack.rateLimit('chat.postMessage', 30);
+    const pause = await createPause(service.url, dev.live, {
+      title: asked,
+      notify: { slack: { channel: 'C0LIMITED' } },
+      expires_in: 3600,
+    });
+    // Settled (attempts counts a claim; last_error comes with the 429's answer).
+    await eventually(async () =>
+      expect((await readPause(pause.id)).notifications[0]).toMatchObject({ attempts: 1, last_error: 'ratelimited' }),
+    );
+    expect((await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.live })).status).toBe(200);
+    offsetMs += 31_000; // past Retry-After, on the service's clock
+    await eventually(async () => {
+      const read = await readPause(pause.id);
+      expect(read.notifications[0]).toMatchObject({
+        status: 'failed',
+        last_error: 'the pause was closed before the question was posted; nothing was sent',
+      });
+      expect(read.notifications.filter((n: any) => n.status === 'pending')).toEqual([]);
+    });
+    const posts = slack.callsOf('chat.postMessage').filter((c) => String(c.args.text).includes(asked));
+    expect(posts.map((c) => c.status)).toEqual([429]);
+    expect(slack.messages.filter((m) => m.text.includes(asked))).toHaveLength(0);
   });
 
   it('reminders and escalation go the same way: Slack direct messages', async () => {

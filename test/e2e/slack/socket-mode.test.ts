@@ -81,6 +81,18 @@ describe('one instance', () => {
     );
   }, 30_000);
 
+  it('reconnects when Slack sends `disconnect` (refresh_requested), and answers over the new connection', async () => {
+    const opened = slack.callsOf('apps.connections.open').length;
+    slack.refreshSockets();
+    await eventually(() => expect(slack.callsOf('apps.connections.open').length).toBeGreaterThan(opened), 15_000);
+    await eventually(() => expect(slack.openSockets()).toBe(1), 15_000);
+    const [pause, message] = await posted(service, dev.live, { notify: { slack: { channel: CHANNEL } } });
+    await slack.sendEnvelope(slack.blockActions(message, 'approve', 'U0ANN'));
+    await eventually(async () =>
+      expect((await readPause(service, dev.live, pause.id)).response?.choice).toBe('approve'),
+    );
+  }, 30_000);
+
   it('reconnects after a restart, and a question asked before it is still answered', async () => {
     const [pause, message] = await posted(service, dev.live, { notify: { slack: { channel: CHANNEL } } });
     await service.stop();
@@ -92,39 +104,61 @@ describe('one instance', () => {
   });
 });
 
+describe('an app-level token Slack refuses', () => {
+  it('stops with one error in the log, instead of a warning every 2 s', async () => {
+    const refused = await startTestService({ env: { ...slackEnv(), SLACK_APP_TOKEN: 'xapp-not-the-token' } });
+    try {
+      const refusal = 'Slack Socket Mode cannot connect: Slack refuses the app-level token';
+      await eventually(() => expect(refused.logs.some((line) => line.includes(refusal))).toBe(true));
+      const asked = () =>
+        slack.callsOf('apps.connections.open').filter((c) => c.authorization === 'Bearer xapp-not-the-token');
+      const before = asked().length;
+      await new Promise((resolve) => setTimeout(resolve, 2500)); // longer than the 2 s between tries
+      expect(asked().length).toBe(before);
+      expect(refused.logs.filter((line) => line.includes(refusal))).toHaveLength(1);
+      expect(refused.logs.filter((line) => line.includes('could not connect; trying again'))).toHaveLength(0);
+    } finally {
+      await refused.destroy();
+    }
+  });
+});
+
 describe('two instances', () => {
   it('each envelope is handled by the one instance it reaches; a repeated envelope records nothing more', async () => {
     const database = await freshDatabase();
     const env = { ...slackEnv(), SECRET_KEY: randomBytes(32).toString('hex') };
-    const first = await startTestService({ database, env });
-    const second = await startTestService({ database, env });
+    const firstInstance = await startTestService({ database, env });
+    const secondInstance = await startTestService({ database, env });
     try {
       await eventually(() => expect(slack.openSockets()).toBe(2));
-      const dev = await registerAccount(first.url);
-      const [pause, message] = await posted(first, dev.live, {
+      const dev = await registerAccount(firstInstance.url);
+      const [pause, message] = await posted(firstInstance, dev.live, {
         reviewers: [{ email: 'ann@example.com' }, { email: 'bob@example.com' }],
         quorum: 2,
         deliver: ['slack'],
       });
       const before = slack.callsOf('users.info').length;
       const click = slack.blockActions(message, 'approve', 'U0ANN');
-      await slack.sendEnvelope(click);
+      const first = await slack.sendEnvelope(click);
       await eventually(() =>
         expect(ephemeralsTo('U0ANN')).toContain('Your vote (approve) is counted; the question waits for more votes.'),
       );
       // One instance handled it: one look-up of the clicker, not two.
       expect(slack.callsOf('users.info').length - before).toBe(1);
-      // Slack delivering the same envelope again (an acknowledgement lost): the vote's rule refuses it.
-      await slack.sendEnvelope(click);
+      // Slack delivering the same envelope again (an acknowledgement lost), to the other
+      // instance (the stand-in takes the connections in turn): the vote's rule refuses it.
+      const second = await slack.sendEnvelope(click);
+      expect(new Set([first.connection, second.connection]).size).toBe(2);
       await eventually(() =>
         expect(ephemeralsTo('U0ANN')).toContain('You have already voted on this question. Nothing was recorded.'),
       );
-      const read = await readPause(second, dev.live, pause.id);
+      expect(slack.callsOf('users.info').length - before).toBe(2); // each instance looked the clicker up once
+      const read = await readPause(secondInstance, dev.live, pause.id);
       expect(read.status).toBe('pending');
       expect(read.reviewers.filter((r: any) => r.vote !== null)).toHaveLength(1);
     } finally {
-      await first.stop();
-      await second.stop();
+      await firstInstance.stop();
+      await secondInstance.stop();
       await database.drop();
     }
   });
