@@ -114,6 +114,8 @@ describe('reviewers in Slack', () => {
       [ANN.email, 'approve'],
       [BOB.email, 'approve'],
     ]);
+    // Bob is told after the vote is recorded: waited for here, so it cannot arrive during the next test.
+    await eventually(() => expect(ephemeralsTo(BOB.id)).toContain('Recorded: approve. The question is decided.'));
     for (const message of [ann, bob]) {
       await eventually(() => {
         expect(lastUpdate(message)).toContain('Decided: approve (by Bob)');
@@ -133,17 +135,25 @@ describe('reviewers in Slack', () => {
       deliver: ['slack'],
     });
     const [ann, bob] = [await dmOf(ANN, asked), await dmOf(BOB, asked)];
-    const told = () => [...ephemeralsTo(ANN.id), ...ephemeralsTo(BOB.id)];
-    const before = told().length;
+    // What each is told from now on (a message of an earlier test arriving late is not theirs to count).
+    const [annBefore, bobBefore] = [ephemeralsTo(ANN.id).length, ephemeralsTo(BOB.id).length];
+    const told = () => [...ephemeralsTo(ANN.id).slice(annBefore), ...ephemeralsTo(BOB.id).slice(bobBefore)];
     const clicks = await Promise.all([
       slack.click(service.url, ann, 'approve', ANN.id),
       slack.click(service.url, bob, 'reject', BOB.id),
     ]);
     expect(clicks.map((c) => c.status)).toEqual([200, 200]);
     await eventually(() => {
-      const now = told().slice(before);
-      expect(now.filter((t) => t.startsWith('Recorded:') && t.includes('decided'))).toHaveLength(1);
-      expect(now.filter((t) => t.startsWith('This pause has already been answered.'))).toHaveLength(1);
+      const decided = [
+        ...ephemeralsTo(ANN.id)
+          .slice(annBefore)
+          .filter((t) => t === 'Recorded: approve. The question is decided.'),
+        ...ephemeralsTo(BOB.id)
+          .slice(bobBefore)
+          .filter((t) => t === 'Recorded: reject. The question is decided.'),
+      ];
+      expect(decided).toHaveLength(1);
+      expect(told().filter((t) => t.startsWith('This pause has already been answered.'))).toHaveLength(1);
     });
     const read = await readPause(pause.id);
     expect(read.response.votes).toHaveLength(1);

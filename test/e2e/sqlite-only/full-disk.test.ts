@@ -33,10 +33,21 @@ describe('a full disk (SQLite)', () => {
   });
   afterAll(() => service?.destroy());
 
-  /** Caps the service's own connection at the file's current size, so any growth fails with SQLITE_FULL. */
+  /**
+   * Caps the service's own connection at the file's current size, so any growth fails with SQLITE_FULL.
+   * The file's free pages (a migration that remade a table leaves some) would take a write without
+   * growing it: they are used up first, by a blob of their size.
+   */
   const fillDisk = async () => {
-    const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(service.store.db);
-    await sql.raw(`pragma max_page_count = ${rows[0]!.page_count}`).execute(service.store.db);
+    const db = service.store.db;
+    const pragma = async (name: string) =>
+      Number(Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0]);
+    const free = await pragma('freelist_count');
+    if (free > 0) {
+      await sql`create table if not exists disk_filler (data blob)`.execute(db);
+      await sql`insert into disk_filler (data) values (zeroblob(${free * (await pragma('page_size'))}))`.execute(db);
+    }
+    await sql.raw(`pragma max_page_count = ${await pragma('page_count')}`).execute(db);
   };
   const freeDisk = () => sql.raw('pragma max_page_count = 1073741823').execute(service.store.db);
 
