@@ -3,7 +3,7 @@
 // generator in the benchmark process never shares its event loop.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -42,15 +42,23 @@ export function buildService(): void {
     }).trim();
     const dir = tempDir('pausepoint-bench-src');
     // The workspace packages (sdk/) come too when the commit has them: npm run build builds them first.
-    const paths = ['src', 'sdk', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'].filter(
-      (path) => execFileSync('git', ['ls-tree', '--name-only', commit, path], { cwd: ROOT, encoding: 'utf8' }).trim(),
+    const paths = [
+      'src',
+      'sdk',
+      'jsx',
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+    ].filter((path) =>
+      execFileSync('git', ['ls-tree', '--name-only', commit, path], { cwd: ROOT, encoding: 'utf8' }).trim(),
     );
     const archive = execFileSync('git', ['archive', '--format=tar', commit, ...paths], {
       cwd: ROOT,
       maxBuffer: 256 * 2 ** 20,
     });
     execFileSync('tar', ['-x', '-C', dir], { input: archive });
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    linkModules(dir);
     console.log(`building the service at commit ${commit} (npm run build in ${dir})…`);
     const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: dir, stdio: 'inherit' });
     if (build.status !== 0) throw new Error(`npm run build of ${commit} failed (exit ${build.status})`);
@@ -63,6 +71,26 @@ export function buildService(): void {
   const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) throw new Error(`npm run build failed (exit ${build.status})`);
 }
+
+/**
+ * The commit's node_modules: this checkout's packages, linked one by one,
+ * except the workspace packages (@pausepoint/sdk, jsx), which are the
+ * commit's own. One link to the whole folder would build the commit against
+ * this checkout's SDK, whose types may have moved on.
+ */
+function linkModules(dir: string): void {
+  const modules = join(ROOT, 'node_modules');
+  mkdirSync(join(dir, 'node_modules', WORKSPACE_SCOPE), { recursive: true });
+  for (const entry of readdirSync(modules)) {
+    if (entry !== WORKSPACE_SCOPE) symlinkSync(join(modules, entry), join(dir, 'node_modules', entry));
+  }
+  // npm's workspace links are relative (../../sdk): made again inside the commit's tree, they point at its folders.
+  for (const name of readdirSync(join(modules, WORKSPACE_SCOPE))) {
+    symlinkSync(readlinkSync(join(modules, WORKSPACE_SCOPE, name)), join(dir, 'node_modules', WORKSPACE_SCOPE, name));
+  }
+}
+
+const WORKSPACE_SCOPE = '@pausepoint';
 
 /** What the running service was built from, for the printed summary. */
 export const builtFrom = () =>
