@@ -14,6 +14,7 @@ import {
 import type { Pause, SlackResponder } from '../domain/pause.js';
 import { responseToken, reviewerToken } from '../domain/response-token.js';
 import type { AttemptResult } from '../domain/retry-schedule.js';
+import { parseJsonSafely } from '../domain/safe-json.js';
 import { ApiError, type FieldProblem } from '../errors.js';
 import type { SlackApp, SlackResult, SlackUser } from '../messages/slack-app.js';
 import {
@@ -399,7 +400,7 @@ async function submitFromModal(services: SlackServices, view: SlackViewSubmissio
   if (!slack || view.view.callback_id !== ANSWER_MODAL) return {};
   let metadata: unknown;
   try {
-    metadata = JSON.parse(view.view.private_metadata);
+    metadata = parseJsonSafely(view.view.private_metadata);
   } catch {
     metadata = undefined;
   }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import secureJson from 'secure-json-parse';
+import { parseJsonSafely } from '../domain/safe-json.js';
 import { ApiError } from '../errors.js';
 import { noSuchEndpoint } from './errors.js';
 import { countJsonValues, MAX_JSON_VALUES } from './json-values.js';
@@ -20,14 +20,6 @@ const noBodyExpected = (request: FastifyRequest) =>
   );
 
 const tooManyValues = () => new ApiError('invalid_request', `The JSON body holds more than ${MAX_JSON_VALUES} values.`);
-
-/**
- * JSON bytes parsed without __proto__ or constructor poisoning; throws on
- * invalid JSON. A poisoning key is refused, or with `'remove'` dropped, for a
- * sender whose body must never be refused for it (a signed provider event).
- */
-export const parseJsonSafely = (bytes: Buffer, poisoning: 'error' | 'remove' = 'error'): unknown =>
-  secureJson.parse(bytes.toString('utf8'), undefined, { protoAction: poisoning, constructorAction: poisoning });
 
 /**
  * JSON bodies, parsed safely (no __proto__ poisoning); an empty body is no

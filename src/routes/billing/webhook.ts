@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { applyPaymentEvent } from '../../actions/billing.js';
 import { readProviderEvent, verifyPaymentSignature } from '../../domain/billing.js';
+import { parseJsonSafely } from '../../domain/safe-json.js';
 import { ApiError } from '../../errors.js';
-import { parseJsonSafely } from '../../http/body-parser.js';
 import { unsafeInput } from '../../http/input-safety.js';
 import { errorResponses } from '../../http/schemas.js';
 

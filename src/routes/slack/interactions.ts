@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { receiveInteraction } from '../../actions/slack.js';
+import { parseJsonSafely } from '../../domain/safe-json.js';
 import { slackSignatureValid } from '../../domain/slack.js';
 import { ApiError } from '../../errors.js';
-import { parseJsonSafely } from '../../http/body-parser.js';
 import { unsafeInput } from '../../http/input-safety.js';
 import { limitByAddress } from '../../http/rate-limit.js';
 
@@ -68,7 +68,7 @@ export const slackInteractionsRoute: FastifyPluginAsync = async (app) => {
       const payloadText = new URLSearchParams(body.toString('utf8')).get('payload');
       let payload: unknown;
       try {
-        payload = payloadText === null ? undefined : parseJsonSafely(Buffer.from(payloadText), 'remove');
+        payload = payloadText === null ? undefined : parseJsonSafely(payloadText, 'remove');
       } catch {
         payload = undefined;
       }
