@@ -78,6 +78,14 @@ export interface Pause {
   escalatedAt: string | null;
 }
 
+/**
+ * Whether the Slack app may have posted about this pause: its question to a
+ * channel, or to its reviewers. Only such a pause has messages to update when
+ * it closes.
+ */
+export const usesSlackApp = (pause: Pick<Pause, 'notify' | 'deliver'>): boolean =>
+  pause.notify?.slack !== undefined || (pause.deliver?.includes('slack') ?? false);
+
 /** How reviewers may be sent the question. */
 export const DELIVERY_CHANNELS = ['email', 'slack'] as const;
 export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];

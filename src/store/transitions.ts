@@ -11,7 +11,7 @@ import {
 } from '../domain/events.js';
 import { newId } from '../domain/ids.js';
 import type { Mode } from '../domain/keys.js';
-import { answerProblems, answerValues, type Pause, type SlackResponder } from '../domain/pause.js';
+import { answerProblems, answerValues, type Pause, type SlackResponder, usesSlackApp } from '../domain/pause.js';
 import type { FieldProblem } from '../domain/problems.js';
 import { decides } from '../domain/votes.js';
 import { decodeEventSource, decodePause, encodeSlackResponder } from './decode.js';
@@ -39,12 +39,22 @@ export interface Transition<P = Pause> {
 /** What a pause's event is written from: its owner and the fields its payload carries. */
 type EventSource = PauseForEvent & Pick<Pause, 'mode'>;
 
+interface RecordOptions<P> {
+  payloadOf?: (pause: P) => string;
+  /** false: the caller found, in this same transaction, that the owner has no webhook at all; none is looked for. */
+  webhooks?: boolean;
+  /**
+   * Whether the Slack app may have posted about the pause, so that an outcome
+   * must update its messages: read from the pause's own columns
+   * (usesSlackApp), or found out by the caller in this transaction.
+   */
+  slack: (pause: P) => boolean;
+}
+
 /**
  * Writes the events of these transitions and their webhook deliveries (the
  * outbox), and announces them: the pauses' waiters, and the workers when a
  * delivery was queued, wake once this commits, on every instance.
- * `webhooks: false` says the caller found, in this same transaction, that the
- * owner has no webhook at all: then none is looked for.
  */
 async function recordEvents<P extends EventSource>(
   store: Store,
@@ -52,11 +62,10 @@ async function recordEvents<P extends EventSource>(
   pauses: P[],
   now: string,
   trx: Transaction<Database>,
-  payloadOf = (pause: P) => eventPayload(type as OutcomeEventType, pause, now),
-  webhooks = true,
-  slack = true,
+  options: RecordOptions<P>,
 ): Promise<void> {
   if (pauses.length === 0) return;
+  const { payloadOf = (pause: P) => eventPayload(type as OutcomeEventType, pause, now), webhooks = true } = options;
   const events: EventsTable[] = pauses.map((pause) => ({
     id: newId('evt'),
     pause_id: pause.id,
@@ -70,13 +79,10 @@ async function recordEvents<P extends EventSource>(
   else await trx.insertInto('events').values(events).execute();
   const queued = webhooks && (await fanOut(store, events, trx)) > 0;
   // An outcome updates the pause's Slack messages (a vote alone does not).
-  if (slack && type !== 'pause.voted')
-    await queueSlackUpdates(
-      store,
-      pauses.map((pause) => pause.id),
-      now,
-      trx,
-    );
+  if (type !== 'pause.voted') {
+    const withSlack = pauses.filter(options.slack).map((pause) => pause.id);
+    await queueSlackUpdates(store, withSlack, now, trx);
+  }
   await announcePausesChanged(
     store,
     pauses.map((pause) => pause.id),
@@ -209,16 +215,11 @@ export async function respondToPause(store: Store, input: Answer): Promise<Trans
     const { has_webhooks: webhooks, has_slack: slack } = row;
     // An answer from a channel's Slack buttons names who gave it.
     const slackAnswer = input.respondedBySlack ? { responded_by: input.respondedBySlack } : undefined;
-    await recordEvents(
-      store,
-      'pause.responded',
-      [pause],
-      input.now,
-      trx,
-      (source) => eventPayload('pause.responded', source, input.now, slackAnswer),
-      Boolean(webhooks),
-      Boolean(slack),
-    );
+    await recordEvents(store, 'pause.responded', [pause], input.now, trx, {
+      payloadOf: (source) => eventPayload('pause.responded', source, input.now, slackAnswer),
+      webhooks: Boolean(webhooks),
+      slack: () => Boolean(slack),
+    });
     return { pause };
   });
 }
@@ -260,7 +261,7 @@ export async function cancelPause(
     const [row] = await markCancelled(store, { pauseId, developerId, mode, now }, trx);
     if (!row) return null;
     const pause = decodePause(row);
-    await recordEvents(store, 'pause.cancelled', [pause], now, trx);
+    await recordEvents(store, 'pause.cancelled', [pause], now, trx, { slack: usesSlackApp });
     return { pause };
   });
 }
@@ -296,7 +297,7 @@ export async function expireDuePauses(store: Store, input: { now: string; limit:
       .returningAll()
       .execute()
       .then((rows) => rows.map(decodePause));
-    await recordEvents(store, 'pause.timed_out', expired, input.now, trx);
+    await recordEvents(store, 'pause.timed_out', expired, input.now, trx, { slack: usesSlackApp });
     return expired;
   });
 }
@@ -362,18 +363,20 @@ export async function castVote(
     const rules = { quorum: pause.quorum, veto: pause.veto };
     const decided = decides(rules, input.choice, votes.filter((counted) => counted.choice === input.choice).length);
     const reviewer = { id: voted.id, email: voted.email, name: voted.name };
-    await recordEvents(store, 'pause.voted', [pause], now, trx, () =>
-      votedPayload(pause, reviewer, vote, votes.length),
-    );
+    await recordEvents(store, 'pause.voted', [pause], now, trx, {
+      payloadOf: () => votedPayload(pause, reviewer, vote, votes.length),
+      slack: usesSlackApp,
+    });
     if (!decided) return { kind: 'counted', pause, vote, votesSoFar: votes.length, decided };
 
     const [decidedRow] = await markDecided(store, statement, trx);
     if (!decidedRow) throw new Error(`pause ${pauseId} was read pending in this transaction, yet not updated`);
     const responded = decodePause(decidedRow);
     const decision: Decision = { responded_by: reviewer, votes };
-    await recordEvents(store, 'pause.responded', [responded], now, trx, (row) =>
-      eventPayload('pause.responded', row, now, decision),
-    );
+    await recordEvents(store, 'pause.responded', [responded], now, trx, {
+      payloadOf: (row) => eventPayload('pause.responded', row, now, decision),
+      slack: usesSlackApp,
+    });
     return { kind: 'counted', pause: responded, vote, votesSoFar: votes.length, decided };
   });
 }

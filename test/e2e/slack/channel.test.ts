@@ -257,6 +257,21 @@ describe('notify.slack', () => {
     expect(events).toHaveLength(1);
   });
 
+  it('a cancel updates the channel message; a pause the Slack app never posted about gets no update', async () => {
+    const { pause, message } = await postedQuestion();
+    await eventually(async () => expect((await readPause(pause.id)).notifications[0].status).toBe('sent'));
+    expect((await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.live })).status).toBe(200);
+    await eventually(() => expect(JSON.stringify(message.updates.at(-1)?.blocks ?? null)).toContain('Cancelled'));
+    const updates = slack.callsOf('chat.update').length;
+
+    const plain = await createPause(service.url, dev.live, { title: `Plain ${Math.random().toString(36).slice(2)}` });
+    expect((await call(service.url, 'DELETE', `/v1/pause/${plain.id}`, { token: dev.live })).status).toBe(200);
+    const closed = await readPause(plain.id);
+    expect(closed.status).toBe('cancelled');
+    expect(closed.notifications).toEqual([]);
+    expect(slack.callsOf('chat.update')).toHaveLength(updates);
+  });
+
   it('is suppressed in test mode, with the blocks kept; a live pause needs the Slack app configured', async () => {
     const test = await createPause(service.url, dev.test, {
       title: 'Test mode question',
