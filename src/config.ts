@@ -4,6 +4,7 @@ import { isAbsolute, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { normaliseEmail } from './domain/email.js';
 import { isLocalhostName } from './domain/hosts.js';
+import { readDuration } from './domain/units.js';
 
 export type Role = 'all' | 'api' | 'worker';
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
@@ -160,11 +161,11 @@ export const SETTINGS = {
   },
   WEBHOOK_DISABLE_AFTER: {
     default: '5d',
-    doc: 'A webhook whose every delivery attempt has failed for this long is disabled (its owner is emailed in live mode); a receiver answering `410 Gone` disables it at once. Seconds, or a number with `s`, `m`, `h` or `d`. See [Webhooks](webhooks.md#disabled-webhooks).',
+    doc: 'A webhook whose every delivery attempt has failed for this long is disabled (its owner is emailed in live mode); a receiver answering `410 Gone` disables it at once. Seconds, or a duration with `s`, `m`, `h` or `d` (`5d`, `1h30m`). See [Webhooks](webhooks.md#disabled-webhooks).',
   },
   WEBHOOK_ATTEMPT_RETENTION: {
     default: '30d',
-    doc: 'How long each delivery attempt (time, duration, status, the start of the answer, the error) is kept; older ones are deleted by the worker. Seconds, or a number with `s`, `m`, `h` or `d`; any length works with `WEBHOOK_DISABLE_AFTER`: the failing streak is kept on the webhook, not read from the attempts.',
+    doc: 'How long each delivery attempt (time, duration, status, the start of the answer, the error) is kept; older ones are deleted by the worker. Seconds, or a duration with `s`, `m`, `h` or `d` (`30d`, `1d12h`); any length works with `WEBHOOK_DISABLE_AFTER`: the failing streak is kept on the webhook, not read from the attempts.',
   },
   ROLE: {
     default: 'all',
@@ -454,19 +455,16 @@ function parseRetrySchedule(raw: string): number[] {
   return gaps.map(Number);
 }
 
-const DURATION_UNITS_MS: Record<string, number> = { '': 1000, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration of at least one second: seconds, or a number with s, m, h or d (`90`, `15m`, `5d`). */
+/** A duration of at least one second: seconds, or with units (`90`, `15m`, `5d`, `1h30m`). */
 function parseDuration(name: string, raw: string): number {
-  const match = /^(\d+)([smhd]?)$/.exec(raw.trim());
-  const ms = match ? Number(match[1]) * (DURATION_UNITS_MS[match[2] as string] as number) : Number.NaN;
-  if (!(ms >= 1000) || ms > 10 * 365 * 86_400_000) {
+  const seconds = readDuration(raw, 'seconds');
+  if (typeof seconds !== 'number' || seconds < 1 || seconds > 10 * 365 * 86_400) {
     throw new ConfigError(
       name,
-      `must be seconds, or a number with s, m, h or d (e.g. 5d), from 1 s to 10 years; got "${raw}"`,
+      `must be seconds, or a number with s, m, h or d (e.g. 5d or 1h30m), from 1 s to 10 years; got "${raw}"`,
     );
   }
-  return ms;
+  return seconds * 1000;
 }
 
 function parseNetworks(raw: string): Cidr[] {

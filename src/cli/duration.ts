@@ -1,23 +1,20 @@
 // Durations on the command line: "90s", "30m", "2h", "7d", "1h30m" (a bare
 // number is refused: "30" could mean seconds or minutes). (Time left is
 // written by domain/time-format.ts.)
+import { readDuration } from '../domain/units.js';
 import { UsageError } from './common.js';
-
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
 /** Whole seconds in `text`, or a UsageError naming `flag`. */
 export function parseDuration(text: string, flag: string): number {
+  const seconds = readDuration(text, 'refused');
+  if (typeof seconds === 'number') return seconds;
   const trimmed = text.trim().toLowerCase();
-  if (/^\d+$/.test(trimmed)) {
+  if (seconds.problem === 'no unit') {
     throw new UsageError(
       `${flag}: "${text.trim()}" has no unit: write ${trimmed}s for seconds or ${trimmed}m for minutes (units: s, m, h, d)`,
     );
   }
-  const parts = [...trimmed.matchAll(/(\d+)([smhd])/g)];
-  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== trimmed) {
-    throw new UsageError(`${flag}: not a duration: "${text}" (try 90s, 30m, 2h, 1d or 1h30m)`);
-  }
-  return parts.reduce((total, [, amount, unit]) => total + Number(amount) * (UNIT_SECONDS[unit as string] ?? 0), 0);
+  throw new UsageError(`${flag}: not a duration: "${text}" (try 90s, 30m, 2h, 1d or 1h30m)`);
 }
 
 /** Whole seconds as parseDuration reads them back: "90s" → "1m30s", 3600 → "1h", 86400 → "1d". */

@@ -20,3 +20,21 @@ export function formatBytes(bytes: number): string {
   if (bytes % 1024 === 0 && bytes > 0) return `${(bytes / 1024).toLocaleString('en-US')} KiB`;
   return plural(bytes, 'byte');
 }
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/**
+ * Whole seconds in a duration as people write it, "90s", "30m", "2h", "7d" or
+ * "1h30m": a number, or why it is none. A bare number ("30", which could mean
+ * seconds or minutes) is seconds only where `bareNumber` says so.
+ */
+export function readDuration(
+  text: string,
+  bareNumber: 'seconds' | 'refused',
+): number | { problem: 'no unit' | 'not a duration' } {
+  const trimmed = text.trim().toLowerCase();
+  if (/^\d+$/.test(trimmed)) return bareNumber === 'seconds' ? Number(trimmed) : { problem: 'no unit' };
+  const parts = [...trimmed.matchAll(/(\d+)([smhd])/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== trimmed) return { problem: 'not a duration' };
+  return parts.reduce((total, [, amount, unit]) => total + Number(amount) * (UNIT_SECONDS[unit as string] ?? 0), 0);
+}

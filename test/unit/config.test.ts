@@ -100,7 +100,7 @@ describe('loadConfig defaults', () => {
     expect(config.maxWaitsPerKey).toBe(20);
   });
 
-  it('reads the webhook durations as seconds or a number with s, m, h or d, 5 and 30 days by default', () => {
+  it('reads the webhook durations as seconds or with s, m, h and d as the CLI does, 5 and 30 days by default', () => {
     expect(loadConfig({}).webhookDisableAfterMs).toBe(5 * 86_400_000);
     expect(loadConfig({}).webhookAttemptRetentionMs).toBe(30 * 86_400_000);
     for (const [raw, ms] of [
@@ -109,6 +109,7 @@ describe('loadConfig defaults', () => {
       ['15m', 900_000],
       ['6h', 21_600_000],
       ['2d', 172_800_000],
+      ['1h30m', 5_400_000],
     ] as const) {
       expect(loadConfig({ WEBHOOK_DISABLE_AFTER: raw }).webhookDisableAfterMs).toBe(ms);
       expect(loadConfig({ WEBHOOK_ATTEMPT_RETENTION: raw }).webhookAttemptRetentionMs).toBe(ms);
