@@ -35,18 +35,14 @@ export function sqliteDialect(path: string): SqliteDialect {
   database.pragma('foreign_keys = ON');
   database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   const checkpointer = path === ':memory:' ? undefined : startCheckpointer(database, path);
-  let checkpointerStopped: Promise<void> = Promise.resolve();
   return new RollbackSafeSqliteDialect(
     database,
-    {
-      database: withStatementCache(database, () => {
-        if (checkpointer) checkpointerStopped = checkpointer.stop();
-        database.close();
-      }),
-    },
-    // Closing the store waits for the thread's connection to close too, so
-    // nothing still holds the files once it resolves.
-    () => checkpointerStopped,
+    { database: withStatementCache(database, () => database.close()) },
+    // The thread's connection closes first, and then this one, the last,
+    // which removes the WAL and shared-memory files: two connections closing
+    // at the same moment each find the other still open, and neither does.
+    // So nothing holds or leaves the files once closing the store resolves.
+    () => checkpointer?.stop() ?? Promise.resolve(),
   );
 }
 
@@ -66,16 +62,16 @@ export function sqliteDialect(path: string): SqliteDialect {
  */
 class RollbackSafeSqliteDialect extends SqliteDialect {
   readonly #database: SqliteDatabase.Database;
-  readonly #afterDestroy: () => Promise<void>;
+  readonly #beforeDestroy: () => Promise<void>;
 
   constructor(
     database: SqliteDatabase.Database,
     config: ConstructorParameters<typeof SqliteDialect>[0],
-    afterDestroy: () => Promise<void>,
+    beforeDestroy: () => Promise<void>,
   ) {
     super(config);
     this.#database = database;
-    this.#afterDestroy = afterDestroy;
+    this.#beforeDestroy = beforeDestroy;
   }
 
   override createDriver(): Driver {
@@ -89,8 +85,8 @@ class RollbackSafeSqliteDialect extends SqliteDialect {
     };
     const destroy = driver.destroy.bind(driver);
     driver.destroy = async () => {
+      await this.#beforeDestroy();
       await destroy();
-      await this.#afterDestroy();
     };
     return driver;
   }
