@@ -63,9 +63,14 @@ const Outcome = {
     .describe('The option chosen; on a timeout, the default outcome (null without one). Null while pending.'),
   text: z.string().nullable().describe('What the human wrote, when free text was allowed.'),
   responded_by: z
-    .object({ id: z.string(), email: z.string(), name: z.string().nullable() })
+    .union([
+      z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }),
+      z.object({ slack_user_id: z.string(), email: z.string().nullable(), name: z.string() }),
+    ])
     .nullable()
-    .describe('With reviewers: the reviewer whose vote decided it.'),
+    .describe(
+      'With reviewers: the reviewer whose vote decided it ({id, email, name}). Answered from the buttons of a Slack channel: that Slack user ({slack_user_id, email, name}).',
+    ),
   response_url: z
     .string()
     .nullable()
@@ -405,8 +410,11 @@ function outcomeOf(question: Question): OutcomeValue {
     question: question.title,
     choice: response?.choice ?? null,
     text: response?.text ?? null,
-    // A reviewer; the Slack user who answered a channel's question is not one (the tool's schema names reviewers).
-    responded_by: decider && 'id' in decider ? { id: decider.id, email: decider.email, name: decider.name } : null,
+    responded_by: !decider
+      ? null
+      : 'id' in decider
+        ? { id: decider.id, email: decider.email, name: decider.name }
+        : { slack_user_id: decider.slack_user_id, email: decider.email, name: decider.name },
     response_url: question.response_url,
     expires_at: question.expires_at,
     values: response?.values ?? null,
@@ -414,12 +422,18 @@ function outcomeOf(question: Question): OutcomeValue {
   };
 }
 
+function describeResponder(responder: OutcomeValue['responded_by']): string {
+  if (!responder) return '';
+  if ('slack_user_id' in responder) return ` (answered in Slack by ${responder.name})`;
+  return ` (decided by ${responder.name ?? responder.email})`;
+}
+
 /** The outcome in a sentence an agent acts on. */
 function describeOutcome(outcome: OutcomeValue): string {
   const quoted = (value: string) => JSON.stringify(value);
   switch (outcome.status) {
     case 'responded': {
-      const by = outcome.responded_by ? ` (decided by ${outcome.responded_by.name ?? outcome.responded_by.email})` : '';
+      const by = describeResponder(outcome.responded_by);
       const wrote = outcome.text === null ? '' : `, and wrote ${quoted(outcome.text)}`;
       const chose = outcome.choice === null ? 'answered' : `chose ${quoted(outcome.choice)}`;
       const values =

@@ -1,3 +1,6 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWebhookEvent, signWebhookPayload } from '../../../sdk/src/webhooks.js';
 import type { Clock } from '../../../src/domain/clock.js';
@@ -118,6 +121,34 @@ describe('notify.slack', () => {
       expect(JSON.stringify(update!.blocks)).toContain('Decided: approve (by Ann Example)');
       expect(update!.blocks.some((b) => b.type === 'actions')).toBe(false);
     });
+  });
+
+  it("an agent waiting through MCP learns the Slack user who answered, in the tool's output schema", async () => {
+    const { pause, message } = await postedQuestion();
+    await slack.click(service.url, message, 'reject', 'U0BOB');
+    await eventually(async () => expect((await readPause(pause.id)).status).toBe('responded'));
+    const client = new Client({ name: 'pausepoint-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${dev.live}` } },
+      }),
+    );
+    try {
+      // The SDK's client checks structuredContent against the tool's declared output schema.
+      const result = (await client.callTool({
+        name: 'wait_for_human',
+        arguments: { pause_id: pause.id },
+      })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({
+        status: 'responded',
+        choice: 'reject',
+        responded_by: { slack_user_id: 'U0BOB', email: 'bob@example.com', name: 'Bob Example' },
+      });
+      expect(JSON.stringify(result.content)).toContain('answered in Slack by Bob Example');
+    } finally {
+      await client.close();
+    }
   });
 
   it('refuses a forged, unsigned or stale interaction with 401 and records nothing', async () => {
