@@ -1,4 +1,11 @@
-import { type Compilable, type ExpressionBuilder, type Kysely, type OperationNodeSource, sql } from 'kysely';
+import {
+  type Compilable,
+  type ExpressionBuilder,
+  type Kysely,
+  type OperationNodeSource,
+  type RawBuilder,
+  sql,
+} from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { AttemptOutcome } from '../domain/retry-schedule.js';
 import { insertAttempts, type NewDeliveryAttempt, streakUpdate } from './delivery-attempts.js';
@@ -31,39 +38,70 @@ type Queue = Pick<Database, 'deliveries'>;
 const queue = (db: Kysely<Database>) => db as unknown as Kysely<Queue>;
 
 /**
+ * What a worker needs of its claimed rows: on PostgreSQL selected in the
+ * claiming statement itself, from its UPDATE's RETURNING (all the table's
+ * columns, as the CTE `claimed`); on SQLite loaded after the claim.
+ */
+export interface ClaimLoader<T extends Claim> {
+  selectClaimed(claimed: Compilable & OperationNodeSource): RawBuilder<T>;
+  load(claims: Claim[]): Promise<T[]>;
+}
+
+/**
  * Claims up to `limit` due rows, shared fairly between developers (see
- * fairlyDue). On PostgreSQL rows being claimed elsewhere are skipped.
+ * fairlyDue). On PostgreSQL rows being claimed elsewhere are skipped. With a
+ * loader, answers what it loads of them.
  */
 export async function claimDue(
   store: Store,
   table: OutboxTable,
   input: { now: string; leaseUntil: string; limit: number },
-): Promise<Claim[]> {
+): Promise<Claim[]>;
+export async function claimDue<T extends Claim>(
+  store: Store,
+  table: OutboxTable,
+  input: { now: string; leaseUntil: string; limit: number },
+  loader: ClaimLoader<T>,
+): Promise<T[]>;
+export async function claimDue<T extends Claim>(
+  store: Store,
+  table: OutboxTable,
+  input: { now: string; leaseUntil: string; limit: number },
+  loader?: ClaimLoader<T>,
+): Promise<Claim[] | T[]> {
   const { now, limit } = input;
   // Fewer due rows than a batch: taking them all is fair already, and the
   // oldest-first scan is cheaper than the fair one. Asked before the claim's
   // transaction: in SQLite a read before the write would make it a deferred
   // transaction that fails ("database is locked") when another process writes.
-  const due = await oldestDue(queue(store.db), table, now, limit).select('d.developer_id').execute();
-  if (due.length === 0) return []; // most wake-ups: no write transaction for nothing
+  const { due, others } = await dueNow(store.db, table, now, limit);
+  if (due === 0) return []; // most wake-ups: no write transaction for nothing
   // Sharing matters only when a full batch is due and more than one developer waits.
-  const backlog = due.length === limit && (await othersDue(store.db, table, due[0]?.developer_id ?? '', now));
-  const claim = async (trx: Kysely<Database>) => {
+  const backlog = due === limit && others;
+  const claiming = (trx: Kysely<Database>) => {
     const db = queue(trx);
     let due = backlog ? fairlyDue(db, table, store.dialect, now, limit) : oldestDue(db, table, now, limit);
     if (store.dialect === 'postgres') due = due.forUpdate('d').skipLocked();
-    const claimed = await db
+    return db
       .updateTable(table as 'deliveries')
       .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: input.leaseUntil, updated_at: now }))
-      .where('id', 'in', due)
-      .returning(['id', 'attempts'])
-      .execute();
-    return claimed.map((row) => ({ id: row.id, attempts: Number(row.attempts) }));
+      .where('id', 'in', due);
   };
   // On PostgreSQL the one UPDATE, with its locking subquery, is atomic on its
-  // own: sent without BEGIN and COMMIT it costs one round trip, not three.
+  // own: sent without BEGIN and COMMIT it costs one round trip, not three;
+  // with a loader the same statement answers what is loaded (one round trip, not two).
+  if (store.dialect === 'postgres' && loader) {
+    const { rows } = await loader.selectClaimed(claiming(store.db).returningAll()).execute(store.db);
+    for (const row of rows) row.attempts = Number(row.attempts);
+    return rows;
+  }
+  const claim = async (trx: Kysely<Database>) => {
+    const claimed = await claiming(trx).returning(['id', 'attempts']).execute();
+    return claimed.map((row) => ({ id: row.id, attempts: Number(row.attempts) }));
+  };
   // SQLite takes the write lock at BEGIN IMMEDIATE (sqlite.ts says why).
-  return store.dialect === 'postgres' ? claim(store.db) : store.transaction(claim);
+  const claims = store.dialect === 'postgres' ? await claim(store.db) : await store.transaction(claim);
+  return loader && claims.length > 0 ? loader.load(claims) : claims;
 }
 
 const from = <A extends string>(table: OutboxTable, alias: A) => `${table} as ${alias}` as `deliveries as ${A}`;
@@ -79,26 +117,45 @@ function oldestDue(db: Kysely<Queue>, table: OutboxTable, now: string, limit: nu
 }
 
 /**
- * Whether a developer other than `developerId` has a due row. Two EXISTS over
- * the (developer_id, next_attempt_at) index, one for the owners before and one
- * for those after: they read only other developers' index entries. Written as
- * one query with an OR, SQLite walked every due row instead, the backlog of
- * the one developer included (1.6 ms a claim with 10k due).
+ * How many rows are due, up to `limit` (the oldest-first scan), and, when
+ * that many are, whether a developer other than one of theirs has a due row:
+ * in one statement. The latter is two EXISTS over the (developer_id,
+ * next_attempt_at) index, one for the owners before and one for those after:
+ * they read only other developers' index entries. Written with an OR in one
+ * WHERE, SQLite walked every due row instead, the backlog of the one
+ * developer included (1.6 ms a claim with 10k due).
  */
-async function othersDue(db: Kysely<Database>, table: OutboxTable, developerId: string, now: string) {
-  const dueOfOthers = (eb: ExpressionBuilder<Queue, never>, side: '<' | '>') =>
+async function dueNow(db: Kysely<Database>, table: OutboxTable, now: string, limit: number) {
+  type Due = Queue & { due: { developer_id: string }; first: { due: number; developer_id: string | null } };
+  const dueOfOthers = (eb: ExpressionBuilder<Due, 'first'>, side: '<' | '>') =>
     eb.exists(
       eb
         .selectFrom(from(table, 'd'))
         .select(sql`1`.as('one'))
         .where('d.status', '=', PENDING)
-        .where('d.developer_id', side, developerId)
+        .whereRef('d.developer_id', side, 'first.developer_id')
         .where('d.next_attempt_at', '<=', now),
     );
-  const row = await queue(db)
-    .selectNoFrom((eb) => eb.or([dueOfOthers(eb, '<'), dueOfOthers(eb, '>')]).as('other'))
+  const row = await (queue(db) as unknown as Kysely<Due>)
+    .with('due', (qc) => oldestDue(qc as unknown as Kysely<Queue>, table, now, limit).select('d.developer_id'))
+    .with('first', (qc) =>
+      qc
+        .selectFrom('due')
+        .select((eb) => [eb.fn.countAll<number>().as('due'), eb.fn.min('due.developer_id').as('developer_id')]),
+    )
+    .selectFrom('first')
+    .select((eb) => [
+      'first.due',
+      eb
+        .case()
+        .when('first.due', '=', limit)
+        .then(eb.or([dueOfOthers(eb, '<'), dueOfOthers(eb, '>')]))
+        .else(sql<boolean>`false`)
+        .end()
+        .as('others'),
+    ])
     .executeTakeFirstOrThrow();
-  return Boolean(row.other);
+  return { due: Number(row.due), others: Boolean(row.others) };
 }
 
 // Fair claiming: every developer with due rows gets its oldest one into the
