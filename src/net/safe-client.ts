@@ -18,6 +18,7 @@
 //   process start; that is how production and child-process tests add a CA).
 //   The `ca` option adds a CA in-process, for tests that cannot restart Node.
 import { isIP, type LookupFunction } from 'node:net';
+import type { Readable } from 'node:stream';
 import tls from 'node:tls';
 import { Agent, buildConnector, type Dispatcher, request, fetch as undiciFetch } from 'undici';
 import type { Cidr } from '../config.js';
@@ -223,20 +224,32 @@ function defaultCaCertificates(): string[] {
   return typeof getCa === 'function' ? getCa('default') : [...tls.rootCertificates];
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const room = max - size;
-    if (chunk.length >= room) {
-      if (room > 0) chunks.push(chunk.subarray(0, room));
-      size = max;
-      break; // leaving the loop destroys the stream: the rest is never read
-    }
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+/**
+ * The body as text, at most `max` bytes of it; past that the stream is
+ * destroyed and the rest never read. Read by listeners: an async iterator
+ * (a promise a chunk) cost a delivery more than the rest of its reading.
+ */
+function readCapped(body: Readable, max: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const text = () => resolve(Buffer.concat(chunks, size).toString('utf8'));
+    body.on('data', (chunk: Buffer) => {
+      if (size === max) return;
+      const room = max - size;
+      if (chunk.length >= room) {
+        if (room > 0) chunks.push(chunk.subarray(0, room));
+        size = max;
+        text();
+        body.destroy(); // its error (the body cut short) comes after the answer, and is ignored
+        return;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    body.on('end', text);
+    body.on('error', reject);
+  });
 }
 
 const TLS_CODES: Record<string, string> = {
