@@ -21,7 +21,7 @@ const RATE_WINDOW = 256;
 /** Claims that may be out at once: the next is asked for while the last's round trips and commit are under way. */
 const CLAIMS_AT_ONCE = 2;
 /** Statements settling successes that may be out at once (each carries all the successes waiting when it starts). */
-const SETTLES_AT_ONCE = 2;
+const SETTLES_AT_ONCE = 1;
 
 /** An HTTP attempt's result: only a 2xx counts as done (redirects are not followed). */
 export function httpAttempt(result: PostResult): AttemptResult {
@@ -207,7 +207,9 @@ export function outboxTick<T extends Claim>(
     const held = () => attempting + ahead.length + claiming;
     const wanted = () => spec.batchSize + rowsAhead() - held();
     const mayClaim = () =>
-      !context.stopping && wanted() >= spec.batchSize / 2 && unsettled - attempting < batchesAhead * spec.batchSize;
+      !context.stopping &&
+      wanted() >= Math.max(spec.batchSize, rowsAhead()) / 2 &&
+      unsettled - attempting < batchesAhead * spec.batchSize;
     const claimMore = () => {
       while (claimsOut < CLAIMS_AT_ONCE && claimFailure === undefined && mayClaim() && Date.now() >= lookAgainAt) {
         const limit = wanted();
