@@ -159,7 +159,7 @@ export function outboxTick<T extends Claim>(
   // attempt has its answer: recording it (the settle, a database round trip
   // with its commit) goes on beside the next attempts, up to batchesAhead
   // batches of answers waiting for it. The next rows are claimed before slots
-  // free up, up to batchesAhead batches ahead and with up to CLAIMS_AT_ONCE
+  // free up, as many ahead as rowsAhead says and with up to CLAIMS_AT_ONCE
   // claims out, so a slot that frees starts the next attempt without waiting
   // for a claim's round trips; a row claimed ahead that could no longer
   // finish within its lease is handed back unattempted. A

@@ -134,7 +134,7 @@ export function createSafeClient(opts: SafeClientOptions): SafeClient {
       const response = await request(url, {
         dispatcher: agent,
         method: 'POST',
-        headers: { ...withoutUserAgent(headers), 'user-agent': opts.userAgent },
+        headers: withUserAgent(headers, opts.userAgent),
         body,
         signal: deadline.signal,
       });
@@ -158,7 +158,7 @@ export function createSafeClient(opts: SafeClientOptions): SafeClient {
   const fetch = async (url: string | URL, init: SafeFetchInit = {}): Promise<Response> =>
     (await undiciFetch(url, {
       ...init,
-      headers: { ...withoutUserAgent(init.headers ?? {}), 'user-agent': opts.userAgent },
+      headers: withUserAgent(init.headers ?? {}, opts.userAgent),
       redirect: 'error',
       dispatcher: agent,
     })) as unknown as Response;
@@ -212,9 +212,11 @@ function createGuardedLookup(allowed: Cidr[], resolve: Resolver): LookupFunction
   };
 }
 
-function withoutUserAgent(headers: Record<string, string>): Record<string, string> {
+/** The headers with ours as the only user-agent, in one new object. */
+function withUserAgent(headers: Record<string, string>, userAgent: string): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const name in headers) if (name.toLowerCase() !== 'user-agent') kept[name] = headers[name] as string;
+  kept['user-agent'] = userAgent;
   return kept;
 }
 
@@ -226,8 +228,8 @@ function defaultCaCertificates(): string[] {
 
 /**
  * The body as text, at most `max` bytes of it; past that the stream is
- * destroyed and the rest never read. Read by listeners: an async iterator
- * (a promise a chunk) cost a delivery more than the rest of its reading.
+ * destroyed and the rest never read. Read by listeners rather than an async
+ * iterator, which makes a promise a chunk on every delivery's hot path.
  */
 function readCapped(body: Readable, max: number): Promise<string> {
   return new Promise((resolve, reject) => {
