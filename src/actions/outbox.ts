@@ -14,14 +14,17 @@ import type { TickContext } from './ticks.js';
 /** While attempts are out, how often to look for newly due rows when not woken. */
 const RECLAIM_MS = 100;
 const CLAIM_RETRY_MS = 1000;
-/** How long the rows claimed ahead should last at the recent rate of answers (see rowsAhead). */
+/** How long the rows claimed ahead should last (see rowsAhead). */
 const AHEAD_MS = 100;
-/** How many of the latest answers that rate is taken over. */
-const RATE_WINDOW = 256;
+/** The weight of one attempt's time in their moving average: 1/ATTEMPTS_AVERAGED. */
+const ATTEMPTS_AVERAGED = 32;
 /** Claims that may be out at once: the next is asked for while the last's round trips and commit are under way. */
 const CLAIMS_AT_ONCE = 2;
-/** Statements settling successes that may be out at once (each carries all the successes waiting when it starts). */
-const SETTLES_AT_ONCE = 1;
+/**
+ * Statements settling successes that may be out at once, each carrying all
+ * the successes waiting when it starts; the second only while a batch waits.
+ */
+const SETTLES_AT_ONCE = 2;
 
 /** An HTTP attempt's result: only a 2xx counts as done (redirects are not followed). */
 export function httpAttempt(result: PostResult): AttemptResult {
@@ -69,18 +72,25 @@ export function outboxTick<T extends Claim>(
   const { store, clock, logger, config, metrics } = services;
   const batchesAhead = spec.batchesAhead ?? 1;
 
-  // Rows are claimed ahead as the attempts would use in AHEAD_MS at the rate
-  // they have been answered lately: at least a batch, at most batchesAhead.
-  // A row claimed ahead waits behind the others already claimed, so slow
-  // receivers (a developer's backlog among them) keep that queue short and
-  // another developer's new row is not held up behind it.
-  const answeredAt = new Float64Array(RATE_WINDOW);
-  let answers = 0;
+  // Rows are claimed ahead as many as the slots would use in AHEAD_MS, by
+  // how long attempts have taken lately (a moving average): at least a batch,
+  // at most batchesAhead. Taken from the attempts' own time, not from the rate
+  // of answers, which the rows ahead themselves bound. A row claimed ahead
+  // waits behind the others already claimed, so slow receivers (a
+  // developer's backlog among them) keep that queue short and another
+  // developer's new row is not held up behind it.
+  // While no attempt has ended for longer than that average (slow receivers
+  // now, quick ones before), that time counts instead.
+  let attemptMs: number | undefined;
+  let lastAnswerAt = 0;
+  const attemptTook = (ms: number) => {
+    attemptMs = attemptMs === undefined ? ms : attemptMs + (ms - attemptMs) / ATTEMPTS_AVERAGED;
+    lastAnswerAt = performance.now();
+  };
   const rowsAhead = () => {
-    const counted = Math.min(answers, RATE_WINDOW);
-    if (counted < 2) return spec.batchSize;
-    const span = performance.now() - (answeredAt[(answers - counted) % RATE_WINDOW] as number);
-    const rows = Math.ceil((counted * AHEAD_MS) / Math.max(span, 1));
+    if (attemptMs === undefined) return spec.batchSize;
+    const ms = Math.max(attemptMs, performance.now() - lastAnswerAt, 1);
+    const rows = Math.ceil((spec.batchSize * AHEAD_MS) / ms);
     return Math.max(spec.batchSize, Math.min(batchesAhead * spec.batchSize, rows));
   };
 
@@ -108,7 +118,9 @@ export function outboxTick<T extends Claim>(
     }
   }
   function settleWaiting(): void {
-    if (successes.length === 0 || settlesOut >= SETTLES_AT_ONCE) return;
+    // A second statement only for a batch of successes: one at a time carries more rows a commit.
+    const allowed = successes.length >= spec.batchSize ? SETTLES_AT_ONCE : 1;
+    if (successes.length === 0 || settlesOut >= allowed) return;
     settlesOut++;
     setImmediate(() =>
       settleSuccesses().finally(() => {
@@ -123,17 +135,19 @@ export function outboxTick<T extends Claim>(
       settleWaiting();
     });
 
-  /** One attempt and its settle; `answered` is called as soon as the attempt itself has ended. */
-  async function run(item: T, answered: () => void): Promise<void> {
+  /** One attempt and its settle; `answered` is told as soon as the attempt itself has ended, and how long it took. */
+  async function run(item: T, answered: (ms: number) => void): Promise<void> {
     const at = clock.now();
     const started = performance.now();
     let result: AttemptResult;
+    let took = 0;
     try {
       result = await spec.attempt(item, at);
     } finally {
-      answered();
+      took = performance.now() - started;
+      answered(took);
     }
-    const attempt = spec.record?.(item, result, isoTime(at), Math.round(performance.now() - started));
+    const attempt = spec.record?.(item, result, isoTime(at), Math.round(took));
     const now = clock.now();
     const outcome = nextAttempt(result, item.attempts, config.retryScheduleMs, now);
     const settled =
@@ -184,8 +198,8 @@ export function outboxTick<T extends Claim>(
           continue;
         }
         attempting++;
-        run(item, () => {
-          answeredAt[answers++ % RATE_WINDOW] = performance.now();
+        run(item, (ms) => {
+          attemptTook(ms);
           attempting--;
           start();
           progressed?.();
