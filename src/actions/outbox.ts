@@ -4,7 +4,7 @@ import { type AttemptResult, nextAttempt } from '../domain/retry-schedule.js';
 import { storableText } from '../domain/webhooks.js';
 import type { PostResult } from '../net/safe-client.js';
 import type { NewDeliveryAttempt } from '../store/delivery-attempts.js';
-import { type Claim, claimDue, nextDue, type OutboxTable, release, settle, settleSucceeded } from '../store/outbox.js';
+import { type Claim, nextDue, type OutboxTable, release, settle, settleSucceeded } from '../store/outbox.js';
 import type { TickContext } from './ticks.js';
 
 // One tick of an outbox queue (webhook deliveries, notifications): claim due
@@ -14,7 +14,16 @@ import type { TickContext } from './ticks.js';
 /** While attempts are out, how often to look for newly due rows when not woken. */
 const RECLAIM_MS = 100;
 const CLAIM_RETRY_MS = 1000;
-/** Statements settling successes that may be out at once (each carries all the successes waiting when it starts). */
+/** How long the rows claimed ahead should last (see rowsAhead). */
+const AHEAD_MS = 100;
+/** The weight of one attempt's time in their moving average: 1/ATTEMPTS_AVERAGED. */
+const ATTEMPTS_AVERAGED = 32;
+/** Claims that may be out at once: the next is asked for while the last's round trips and commit are under way. */
+const CLAIMS_AT_ONCE = 2;
+/**
+ * Statements settling successes that may be out at once, each carrying all
+ * the successes waiting when it starts; the second only while a batch waits.
+ */
 const SETTLES_AT_ONCE = 2;
 
 /** An HTTP attempt's result: only a 2xx counts as done (redirects are not followed). */
@@ -34,7 +43,15 @@ export function httpAttempt(result: PostResult): AttemptResult {
 export interface OutboxSpec<T extends Claim> {
   table: OutboxTable;
   batchSize: number;
-  load(claims: Claim[]): Promise<T[]>;
+  /** Claims up to `limit` due rows and loads them (claimDue with a loader). */
+  claim(input: { now: string; leaseUntil: string; limit: number }): Promise<T[]>;
+  /**
+   * At most how many batches may be claimed ahead of those attempting (1 when
+   * not given; see rowsAhead). More keeps quick attempts from waiting on a
+   * claim's round trips and commit; a row claimed ahead that cannot start in
+   * time is handed back.
+   */
+  batchesAhead?: number;
   /** Makes one attempt; `at` is when it starts, by the service's clock. */
   attempt(item: T, at: Date): Promise<AttemptResult>;
   /** Called once a row has failed for good. */
@@ -53,6 +70,29 @@ export function outboxTick<T extends Claim>(
   spec: OutboxSpec<T>,
 ) {
   const { store, clock, logger, config, metrics } = services;
+  const batchesAhead = spec.batchesAhead ?? 1;
+
+  // Rows are claimed ahead as many as the slots would use in AHEAD_MS, by
+  // how long attempts have taken lately (a moving average): at least a batch,
+  // at most batchesAhead. Taken from the attempts' own time, not from the rate
+  // of answers, which the rows ahead themselves bound. A row claimed ahead
+  // waits behind the others already claimed, so slow receivers (a
+  // developer's backlog among them) keep that queue short and another
+  // developer's new row is not held up behind it.
+  // While no attempt has ended for longer than that average (slow receivers
+  // now, quick ones before), that time counts instead.
+  let attemptMs: number | undefined;
+  let lastAnswerAt = 0;
+  const attemptTook = (ms: number) => {
+    attemptMs = attemptMs === undefined ? ms : attemptMs + (ms - attemptMs) / ATTEMPTS_AVERAGED;
+    lastAnswerAt = performance.now();
+  };
+  const rowsAhead = () => {
+    if (attemptMs === undefined) return spec.batchSize;
+    const ms = Math.max(attemptMs, performance.now() - lastAnswerAt, 1);
+    const rows = Math.ceil((spec.batchSize * AHEAD_MS) / ms);
+    return Math.max(spec.batchSize, Math.min(batchesAhead * spec.batchSize, rows));
+  };
 
   // Successes are settled together: those that end while a settle is being
   // written wait for it and go in the next one, so under load a statement
@@ -78,7 +118,9 @@ export function outboxTick<T extends Claim>(
     }
   }
   function settleWaiting(): void {
-    if (successes.length === 0 || settlesOut >= SETTLES_AT_ONCE) return;
+    // A second statement only for a batch of successes: one at a time carries more rows a commit.
+    const allowed = successes.length >= spec.batchSize ? SETTLES_AT_ONCE : 1;
+    if (successes.length === 0 || settlesOut >= allowed) return;
     settlesOut++;
     setImmediate(() =>
       settleSuccesses().finally(() => {
@@ -93,17 +135,19 @@ export function outboxTick<T extends Claim>(
       settleWaiting();
     });
 
-  /** One attempt and its settle; `answered` is called as soon as the attempt itself has ended. */
-  async function run(item: T, answered: () => void): Promise<void> {
+  /** One attempt and its settle; `answered` is told as soon as the attempt itself has ended, and how long it took. */
+  async function run(item: T, answered: (ms: number) => void): Promise<void> {
     const at = clock.now();
     const started = performance.now();
     let result: AttemptResult;
+    let took = 0;
     try {
       result = await spec.attempt(item, at);
     } finally {
-      answered();
+      took = performance.now() - started;
+      answered(took);
     }
-    const attempt = spec.record?.(item, result, isoTime(at), Math.round(performance.now() - started));
+    const attempt = spec.record?.(item, result, isoTime(at), Math.round(took));
     const now = clock.now();
     const outcome = nextAttempt(result, item.attempts, config.retryScheduleMs, now);
     const settled =
@@ -117,22 +161,22 @@ export function outboxTick<T extends Claim>(
 
   async function claim(limit: number): Promise<T[]> {
     const now = clock.now();
-    const claims = await claimDue(store, spec.table, {
+    return spec.claim({
       now: isoTime(now),
       // A claim outlives any attempt (config checks OUTBOUND_TIMEOUT_MS is less); a crashed worker's claims fall due after it.
       leaseUntil: isoTime(new Date(now.getTime() + config.outboxLeaseMs)),
       limit,
     });
-    return claims.length > 0 ? spec.load(claims) : [];
   }
 
   // Attempts run side by side, up to a batch at once. A slot is free once its
   // attempt has its answer: recording it (the settle, a database round trip
-  // with its commit) goes on beside the next attempts, up to a batch of
-  // answers waiting for it. The next rows are claimed before slots free up,
-  // up to a batch ahead, so a slot that frees starts the next attempt
-  // without waiting for the claim's round trips; a row claimed ahead that
-  // could no longer finish within its lease is handed back unattempted. A
+  // with its commit) goes on beside the next attempts, up to batchesAhead
+  // batches of answers waiting for it. The next rows are claimed before slots
+  // free up, as many ahead as rowsAhead says and with up to CLAIMS_AT_ONCE
+  // claims out, so a slot that frees starts the next attempt without waiting
+  // for a claim's round trips; a row claimed ahead that could no longer
+  // finish within its lease is handed back unattempted. A
   // wake-up (new work written) claims again at once; otherwise, while
   // attempts are out, the queue is looked at every RECLAIM_MS.
   return async (context: TickContext): Promise<number> => {
@@ -154,7 +198,8 @@ export function outboxTick<T extends Claim>(
           continue;
         }
         attempting++;
-        run(item, () => {
+        run(item, (ms) => {
+          attemptTook(ms);
           attempting--;
           start();
           progressed?.();
@@ -169,34 +214,61 @@ export function outboxTick<T extends Claim>(
       unsettled--;
       progressed?.();
     };
-    const held = () => attempting + ahead.length;
-    const wanted = () => 2 * spec.batchSize - held();
+    // Rows asked for by the claims out (at most CLAIMS_AT_ONCE).
+    let claiming = 0;
+    let claimsOut = 0;
+    let claimFailure: { error: unknown } | undefined;
+    const held = () => attempting + ahead.length + claiming;
+    const wanted = () => spec.batchSize + rowsAhead() - held();
     const mayClaim = () =>
-      !context.stopping && wanted() >= spec.batchSize / 2 && unsettled - attempting < spec.batchSize;
-    for (;;) {
-      if (mayClaim() && Date.now() >= lookAgainAt) {
-        try {
-          const limit = wanted();
-          const claimedAt = Date.now();
-          const items = await claim(limit);
-          if (items.length < limit) lookAgainAt = Date.now() + RECLAIM_MS;
-          for (const item of items) ahead.push({ item, startBy: claimedAt + startWithin });
-          start();
-        } catch (error) {
-          // With attempts still out, keep them in this tick (stop() waits for
-          // them) and try the claim again in a while; with none, let the loop
-          // log and retry.
-          if (unsettled === 0 && ahead.length === 0) throw error;
-          logger.error({ err: error, table: spec.table }, 'outbox claim failed; retrying');
-          lookAgainAt = Date.now() + CLAIM_RETRY_MS;
-        }
+      !context.stopping &&
+      wanted() >= Math.max(spec.batchSize, rowsAhead()) / 2 &&
+      unsettled - attempting < batchesAhead * spec.batchSize;
+    const claimMore = () => {
+      while (claimsOut < CLAIMS_AT_ONCE && claimFailure === undefined && mayClaim() && Date.now() >= lookAgainAt) {
+        const limit = wanted();
+        const claimedAt = Date.now();
+        claimsOut++;
+        claiming += limit;
+        claim(limit)
+          .then(
+            (items) => {
+              if (items.length < limit) lookAgainAt = Date.now() + RECLAIM_MS;
+              for (const item of items) ahead.push({ item, startBy: claimedAt + startWithin });
+            },
+            (error: unknown) => {
+              claimFailure = { error };
+            },
+          )
+          .finally(() => {
+            claimsOut--;
+            claiming -= limit;
+            start();
+            progressed?.();
+          });
       }
-      if (unsettled === 0 && ahead.length === 0) break;
+    };
+    for (;;) {
+      claimMore();
+      if (claimFailure !== undefined && claimsOut === 0) {
+        const { error } = claimFailure;
+        claimFailure = undefined;
+        // With attempts still out, keep them in this tick (stop() waits for
+        // them) and try the claim again in a while; with none, let the loop
+        // log and retry.
+        if (unsettled === 0 && ahead.length === 0) throw error;
+        logger.error({ err: error, table: spec.table }, 'outbox claim failed; retrying');
+        lookAgainAt = Date.now() + CLAIM_RETRY_MS;
+        continue;
+      }
+      if (unsettled === 0 && ahead.length === 0 && claimsOut === 0) break;
       const someProgress = new Promise<boolean>((resolve) => {
         progressed = () => resolve(false);
       });
       const woken = await Promise.race(
-        mayClaim() ? [someProgress, context.pause(Math.max(0, lookAgainAt - Date.now()))] : [someProgress],
+        mayClaim() && claimsOut < CLAIMS_AT_ONCE
+          ? [someProgress, context.pause(Math.max(0, lookAgainAt - Date.now()))]
+          : [someProgress],
       );
       if (woken) lookAgainAt = 0;
     }

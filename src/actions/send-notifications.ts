@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import { unseal } from '../domain/sealed.js';
-import { loadNotifications } from '../store/notifications.js';
+import { claimNotifications } from '../store/notifications.js';
 import { httpAttempt, outboxTick } from './outbox.js';
 import { attemptSlackMessage } from './slack.js';
 
@@ -20,7 +20,7 @@ export function sendNotificationsTick(
   return outboxTick(services, {
     table: 'notifications',
     batchSize: BATCH_SIZE,
-    load: (claims) => loadNotifications(store, claims),
+    claim: (input) => claimNotifications(store, input),
     async attempt(notification) {
       if (notification.channel === 'email') {
         if (!mailer) return { ok: false, statusCode: null, error: 'email is not configured on this server' };

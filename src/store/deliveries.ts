@@ -1,7 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { laterTime } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
-import { type Claim, requeuedFields } from './outbox.js';
+import { type Claim, type ClaimLoader, claimDue, requeuedFields } from './outbox.js';
 import type { Owner } from './pauses.js';
 import { prepared } from './prepared.js';
 import type { Database, DeliveriesTable, DeliveryStatus, EventsTable } from './schema.js';
@@ -88,6 +88,28 @@ export interface DeliveryToSend extends Claim {
   type: string;
   payload: string;
 }
+
+/** The deliveries' ClaimLoader: what the worker needs to send them. */
+const deliveriesToSend: ClaimLoader<DeliveryToSend> = {
+  selectClaimed: (claimed) => sql<DeliveryToSend>`
+    with claimed as (${claimed})
+    select claimed.id, claimed.attempts, claimed.webhook_id, webhooks.url, webhooks.secret_sealed,
+      webhooks.previous_secret_sealed, webhooks.previous_secret_expires_at, webhooks.disabled_at,
+      webhooks.failing_since, events.type, events.payload
+    from claimed
+    join webhooks on webhooks.id = claimed.webhook_id
+    join events on events.id = claimed.event_id`,
+  load: (store, claims) => loadDeliveries(store, claims),
+};
+
+/**
+ * Claims up to `limit` due deliveries (claimDue) with what the worker needs to
+ * send them: on PostgreSQL in the claiming statement, one round trip.
+ */
+export const claimDeliveries = (
+  store: Store,
+  input: { now: string; leaseUntil: string; limit: number },
+): Promise<DeliveryToSend[]> => claimDue(store, 'deliveries', input, deliveriesToSend);
 
 /** What the worker needs to send claimed deliveries. */
 export async function loadDeliveries(

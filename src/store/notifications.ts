@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Pause } from '../domain/pause.js';
-import type { Claim } from './outbox.js';
+import { type Claim, claimDue } from './outbox.js';
 import type { Database, NotificationsTable } from './schema.js';
 import type { Store } from './store.js';
 import { announceWorkQueued } from './wake-ups.js';
@@ -140,6 +140,14 @@ export interface StoredSlackMessage {
 /** The message a Slack app notification posts (kept as JSON in text_body). */
 export const slackMessageOf = (notification: Pick<NotificationsTable, 'text_body'>): StoredSlackMessage =>
   JSON.parse(notification.text_body) as StoredSlackMessage;
+
+/** Claims up to `limit` due notifications (claimDue) and loads them. */
+export async function claimNotifications(
+  store: Store,
+  input: { now: string; leaseUntil: string; limit: number },
+): Promise<NotificationToSend[]> {
+  return loadNotifications(store, await claimDue(store, 'notifications', input));
+}
 
 export async function loadNotifications(
   store: Store,

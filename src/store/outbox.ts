@@ -1,8 +1,17 @@
-import { type Compilable, type ExpressionBuilder, type Kysely, type OperationNodeSource, sql } from 'kysely';
+import {
+  type Compilable,
+  CompiledQuery,
+  type ExpressionBuilder,
+  type Kysely,
+  type OperationNodeSource,
+  type RawBuilder,
+  sql,
+} from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { AttemptOutcome } from '../domain/retry-schedule.js';
 import { insertAttempts, type NewDeliveryAttempt, streakUpdate } from './delivery-attempts.js';
 import { PENDING } from './literals.js';
+import { prepared } from './prepared.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
 import { announceWorkQueued } from './wake-ups.js';
@@ -31,39 +40,104 @@ type Queue = Pick<Database, 'deliveries'>;
 const queue = (db: Kysely<Database>) => db as unknown as Kysely<Queue>;
 
 /**
- * Claims up to `limit` due rows, shared fairly between developers (see
- * fairlyDue). On PostgreSQL rows being claimed elsewhere are skipped.
+ * What a worker needs of its claimed rows: on PostgreSQL selected in the
+ * claiming statement itself, from its UPDATE's RETURNING (all the table's
+ * columns, as the CTE `claimed`); on SQLite loaded after the claim. One
+ * object for the life of the process (its statement is compiled once).
  */
-export async function claimDue(
+export interface ClaimLoader<T extends Claim> {
+  selectClaimed(claimed: Compilable & OperationNodeSource): RawBuilder<T>;
+  load(store: Store, claims: Claim[]): Promise<T[]>;
+}
+
+type ClaimInput = { now: string; leaseUntil: string; limit: number };
+
+/**
+ * Claims up to `limit` due rows, shared fairly between developers (see
+ * fairlyDue). On PostgreSQL rows being claimed elsewhere are skipped. With a
+ * loader, answers what it loads of them.
+ */
+export async function claimDue(store: Store, table: OutboxTable, input: ClaimInput): Promise<Claim[]>;
+export async function claimDue<T extends Claim>(
   store: Store,
   table: OutboxTable,
-  input: { now: string; leaseUntil: string; limit: number },
-): Promise<Claim[]> {
-  const { now, limit } = input;
+  input: ClaimInput,
+  loader: ClaimLoader<T>,
+): Promise<T[]>;
+export async function claimDue<T extends Claim>(
+  store: Store,
+  table: OutboxTable,
+  input: ClaimInput,
+  loader?: ClaimLoader<T>,
+): Promise<Claim[] | T[]> {
   // Fewer due rows than a batch: taking them all is fair already, and the
   // oldest-first scan is cheaper than the fair one. Asked before the claim's
   // transaction: in SQLite a read before the write would make it a deferred
   // transaction that fails ("database is locked") when another process writes.
-  const due = await oldestDue(queue(store.db), table, now, limit).select('d.developer_id').execute();
-  if (due.length === 0) return []; // most wake-ups: no write transaction for nothing
+  const [due] = await dueNow[table](store, input);
+  const count = Number(due?.due ?? 0);
+  if (count === 0) return []; // most wake-ups: no write transaction for nothing
   // Sharing matters only when a full batch is due and more than one developer waits.
-  const backlog = due.length === limit && (await othersDue(store.db, table, due[0]?.developer_id ?? '', now));
+  const backlog = count === input.limit && Boolean(due?.others);
+  // On PostgreSQL the one UPDATE, with its locking subquery, is atomic on its
+  // own: sent without BEGIN and COMMIT it costs one round trip, not three;
+  // with a loader the same statement answers what is loaded (one round trip, not two).
+  if (store.dialect === 'postgres' && loader) {
+    const rows = backlog
+      ? (
+          await loader
+            .selectClaimed(claiming(store.db, table, store.dialect, true, input).returningAll())
+            .execute(store.db)
+        ).rows
+      : await claimingWith(loader, table)(store, input);
+    for (const row of rows) row.attempts = Number(row.attempts);
+    return rows;
+  }
   const claim = async (trx: Kysely<Database>) => {
-    const db = queue(trx);
-    let due = backlog ? fairlyDue(db, table, store.dialect, now, limit) : oldestDue(db, table, now, limit);
-    if (store.dialect === 'postgres') due = due.forUpdate('d').skipLocked();
-    const claimed = await db
-      .updateTable(table as 'deliveries')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: input.leaseUntil, updated_at: now }))
-      .where('id', 'in', due)
-      .returning(['id', 'attempts'])
-      .execute();
+    const claimed = backlog
+      ? await claiming(trx, table, store.dialect, true, input).returning(['id', 'attempts']).execute()
+      : await claimOldest[table](store, input, trx);
     return claimed.map((row) => ({ id: row.id, attempts: Number(row.attempts) }));
   };
-  // On PostgreSQL the one UPDATE, with its locking subquery, is atomic on its
-  // own: sent without BEGIN and COMMIT it costs one round trip, not three.
   // SQLite takes the write lock at BEGIN IMMEDIATE (sqlite.ts says why).
-  return store.dialect === 'postgres' ? claim(store.db) : store.transaction(claim);
+  const claims = store.dialect === 'postgres' ? await claim(store.db) : await store.transaction(claim);
+  return loader && claims.length > 0 ? loader.load(store, claims) : claims;
+}
+
+/** The claiming UPDATE: the due rows (fairly shared when `fair`) get their attempt counted and the lease. */
+function claiming(trx: Kysely<Database>, table: OutboxTable, dialect: Dialect, fair: boolean, input: ClaimInput) {
+  const db = queue(trx);
+  let due = fair ? fairlyDue(db, table, dialect, input.now, input.limit) : oldestDue(db, table, input.now, input.limit);
+  if (dialect === 'postgres') due = due.forUpdate('d').skipLocked();
+  return db
+    .updateTable(table as 'deliveries')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: input.leaseUntil, updated_at: input.now }))
+    .where('id', 'in', due);
+}
+
+// The statements of every claim, compiled once (prepared.ts): the fair
+// claim, built only while several developers have a backlog, is not.
+const claimOldestOf = (table: OutboxTable) =>
+  prepared((db, input: ClaimInput, dialect) =>
+    claiming(db, table, dialect, false, input).returning(['id', 'attempts']),
+  );
+const claimOldest = { deliveries: claimOldestOf('deliveries'), notifications: claimOldestOf('notifications') };
+const dueNowOf = (table: OutboxTable) =>
+  prepared((db, input: { now: string; limit: number }) => dueNowQuery(db, table, input.now, input.limit));
+const dueNow = { deliveries: dueNowOf('deliveries'), notifications: dueNowOf('notifications') };
+const claimsWith = new WeakMap<ClaimLoader<Claim>, Record<OutboxTable, ReturnType<typeof claimWithOf>>>();
+const claimWithOf = <T extends Claim>(loader: ClaimLoader<T>, table: OutboxTable) =>
+  prepared((db, input: ClaimInput, dialect) => {
+    const statement = loader.selectClaimed(claiming(db, table, dialect, false, input).returningAll());
+    return { compile: () => statement.compile(db) };
+  });
+function claimingWith<T extends Claim>(loader: ClaimLoader<T>, table: OutboxTable) {
+  let statements = claimsWith.get(loader);
+  if (!statements) {
+    statements = { deliveries: claimWithOf(loader, 'deliveries'), notifications: claimWithOf(loader, 'notifications') };
+    claimsWith.set(loader, statements);
+  }
+  return statements[table] as (store: Store, input: ClaimInput) => Promise<T[]>;
 }
 
 const from = <A extends string>(table: OutboxTable, alias: A) => `${table} as ${alias}` as `deliveries as ${A}`;
@@ -79,26 +153,43 @@ function oldestDue(db: Kysely<Queue>, table: OutboxTable, now: string, limit: nu
 }
 
 /**
- * Whether a developer other than `developerId` has a due row. Two EXISTS over
- * the (developer_id, next_attempt_at) index, one for the owners before and one
- * for those after: they read only other developers' index entries. Written as
- * one query with an OR, SQLite walked every due row instead, the backlog of
- * the one developer included (1.6 ms a claim with 10k due).
+ * How many rows are due, up to `limit` (the oldest-first scan), and, when
+ * that many are, whether a developer other than one of theirs has a due row:
+ * in one statement. The latter is two EXISTS over the (developer_id,
+ * next_attempt_at) index, one for the owners before and one for those after:
+ * they read only other developers' index entries. Written with an OR in one
+ * WHERE, SQLite walked every due row instead, the backlog of the one
+ * developer included (1.6 ms a claim with 10k due).
  */
-async function othersDue(db: Kysely<Database>, table: OutboxTable, developerId: string, now: string) {
-  const dueOfOthers = (eb: ExpressionBuilder<Queue, never>, side: '<' | '>') =>
+function dueNowQuery(db: Kysely<Database>, table: OutboxTable, now: string, limit: number) {
+  type Due = Queue & { due: { developer_id: string }; first: { due: number; developer_id: string | null } };
+  const dueOfOthers = (eb: ExpressionBuilder<Due, 'first'>, side: '<' | '>') =>
     eb.exists(
       eb
         .selectFrom(from(table, 'd'))
         .select(sql`1`.as('one'))
         .where('d.status', '=', PENDING)
-        .where('d.developer_id', side, developerId)
+        .whereRef('d.developer_id', side, 'first.developer_id')
         .where('d.next_attempt_at', '<=', now),
     );
-  const row = await queue(db)
-    .selectNoFrom((eb) => eb.or([dueOfOthers(eb, '<'), dueOfOthers(eb, '>')]).as('other'))
-    .executeTakeFirstOrThrow();
-  return Boolean(row.other);
+  return (queue(db) as unknown as Kysely<Due>)
+    .with('due', (qc) => oldestDue(qc as unknown as Kysely<Queue>, table, now, limit).select('d.developer_id'))
+    .with('first', (qc) =>
+      qc
+        .selectFrom('due')
+        .select((eb) => [eb.fn.countAll<number>().as('due'), eb.fn.min('due.developer_id').as('developer_id')]),
+    )
+    .selectFrom('first')
+    .select((eb) => [
+      'first.due',
+      eb
+        .case()
+        .when('first.due', '=', limit)
+        .then(eb.or([dueOfOthers(eb, '<'), dueOfOthers(eb, '>')]))
+        .else(sql<boolean>`false`)
+        .end()
+        .as('others'),
+    ]);
 }
 
 // Fair claiming: every developer with due rows gets its oldest one into the
@@ -233,6 +324,7 @@ export async function settleSucceeded(
   // on SQLite they share the UPDATEs' transaction, whose commit the group
   // shares with the other writes of the moment.
   const oneStatement = store.dialect === 'postgres' && trx === undefined && rows.every((row) => row.attempt);
+  if (oneStatement && table === 'deliveries') return settleDeliveriesSucceeded(store, rows, now);
   // A receiver that answered 2xx ends its webhook's failing streak, whether
   // or not the claim was still ours (streakUpdate).
   if (!oneStatement && trx === undefined && rows.some((row) => row.attempt)) {
@@ -274,6 +366,68 @@ export async function settleSucceeded(
   }
   return settled;
 }
+
+/** At most this many deliveries in one settleDeliveriesSucceeded statement. */
+const SETTLE_ARRAYS_CHUNK = 1000;
+
+/**
+ * PostgreSQL: settleSucceeded for deliveries that all have their attempt
+ * kept. One statement of fixed text for the lot, whatever their status codes
+ * and attempt counts, its values passed as one array per column: it settles
+ * each delivery whose claim is still ours (id and attempt count, still
+ * pending), writes the attempts of those it settled, and ends their
+ * webhooks' failing streaks. Kysely builds nothing and the driver sends 13
+ * values, where a VALUES list of eight per row cost more CPU than the
+ * deliveries' POSTs around it.
+ */
+async function settleDeliveriesSucceeded(
+  store: Store,
+  rows: Array<{ claim: Claim; statusCode: number | null; attempt?: NewDeliveryAttempt | undefined }>,
+  now: string,
+): Promise<Set<string>> {
+  const settled = new Set<string>();
+  for (let start = 0; start < rows.length; start += SETTLE_ARRAYS_CHUNK) {
+    const chunk = rows.slice(start, start + SETTLE_ARRAYS_CHUNK);
+    const attempts = chunk.map((row) => row.attempt as NewDeliveryAttempt);
+    const column = <K extends keyof NewDeliveryAttempt>(key: K) => attempts.map((attempt) => attempt[key]);
+    const parameters = [
+      chunk.map((row) => row.claim.id),
+      chunk.map((row) => row.claim.attempts),
+      chunk.map((row) => row.statusCode),
+      now,
+      [...new Set(column('webhook_id'))],
+      attempts.map(() => newId('att')),
+      column('delivery_id'),
+      column('webhook_id'),
+      column('at'),
+      column('duration_ms'),
+      column('status_code'),
+      column('response_body'),
+      column('error'),
+    ];
+    const { rows: inserted } = await store.db.executeQuery<{ delivery_id: string }>(
+      CompiledQuery.raw(SETTLE_DELIVERIES_SQL, parameters),
+    );
+    for (const row of inserted) settled.add(row.delivery_id);
+  }
+  return settled;
+}
+
+const SETTLE_DELIVERIES_SQL = `
+with settled as (
+  update deliveries set status = '${DONE.deliveries}', updated_at = $4, last_status_code = c.status_code,
+    last_error = null, next_attempt_at = null, completed_at = $4
+  from unnest($1::text[], $2::integer[], $3::integer[]) as c (id, attempts, status_code)
+  where deliveries.id = c.id and deliveries.attempts = c.attempts and deliveries.status = 'pending'
+  returning deliveries.id
+), streak as (
+  update webhooks set failing_since = null where id = any($5::text[]) and failing_since is not null
+)
+insert into delivery_attempts (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
+select a.* from unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::integer[], $11::integer[], $12::text[], $13::text[])
+  as a (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
+join settled on settled.id = a.delivery_id
+returning delivery_id`;
 
 /**
  * PostgreSQL: runs a settling UPDATE and writes the attempts of the rows it

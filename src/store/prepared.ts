@@ -14,14 +14,14 @@ import type { Dialect, Store } from './store.js';
  * the first compile. Values written literally in `build` stay as they are.
  */
 export function prepared<Input extends object, Row>(
-  build: (db: Kysely<Database>, input: Input) => Compilable<Row>,
+  build: (db: Kysely<Database>, input: Input, dialect: Dialect) => Compilable<Row>,
 ): (store: Store, input: Input, trx?: Kysely<Database>) => Promise<Row[]> {
   const compiled = new Map<Dialect, { sql: string; slots: Slot[] }>();
 
   function compile(store: Store) {
     let query = compiled.get(store.dialect);
     if (!query) {
-      const { sql, parameters } = build(store.db, standIns<Input>()).compile();
+      const { sql, parameters } = build(store.db, standIns<Input>(), store.dialect).compile();
       if (sql.includes(STAND_IN)) throw new Error(`prepared query uses an input outside a value: ${sql}`);
       const slots = parameters.map((value): Slot => {
         const input = typeof value === 'string' && value.startsWith(STAND_IN) ? value.slice(STAND_IN.length) : null;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { isoTime } from '../../../src/domain/clock.js';
 import { newId } from '../../../src/domain/ids.js';
+import { claimDeliveries } from '../../../src/store/deliveries.js';
 import { type Claim, claimDue, type OutboxTable, settleSucceeded } from '../../../src/store/outbox.js';
 import { migrateToLatest, openStore, type Store } from '../../../src/store/store.js';
 import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
@@ -246,4 +247,83 @@ it('settles many successes in one statement, but only rows whose claim is still 
   expect(byId.get(ok201.id)).toMatchObject({ status: 'succeeded', last_status_code: 201 });
   expect(byId.get(takenOver.id)).toMatchObject({ status: 'pending', last_status_code: null });
   expect(byId.get(alsoKept.id)).toMatchObject({ status: 'succeeded', last_status_code: 200 });
+});
+
+it('claims deliveries with what their attempt needs: webhook and event, in one statement on PostgreSQL', async () => {
+  const [a, b] = [await owner(), await owner()];
+  const ids = [...(await due('deliveries', a, 3, 0)), ...(await due('deliveries', b, 2, 10))];
+  const claimed = await claimDeliveries(store, { now: NOW, leaseUntil: at(7_200_000), limit: 64 });
+  expect(new Set(claimed.map((delivery) => delivery.id))).toEqual(new Set(ids));
+  for (const delivery of claimed) {
+    const who = ids.indexOf(delivery.id) < 3 ? a : b;
+    expect(delivery).toMatchObject({
+      attempts: 1,
+      webhook_id: who.webhookId,
+      url: 'https://example.com/hook',
+      secret_sealed: 'x',
+      previous_secret_sealed: null,
+      disabled_at: null,
+      failing_since: null,
+      type: 'pause.cancelled',
+      payload: '{}',
+    });
+  }
+  const rows = await store.db.selectFrom('deliveries').select(['attempts', 'next_attempt_at']).execute();
+  expect(rows.every((row) => row.attempts === 1 && row.next_attempt_at === at(7_200_000))).toBe(true);
+  expect(await claimDeliveries(store, { now: NOW, leaseUntil: at(7_200_000), limit: 64 })).toEqual([]);
+});
+
+it('settles many successes with their attempts kept: one attempt row per delivery settled, none for a claim taken over', async () => {
+  const [a, b] = [await owner(), await owner()];
+  await due('deliveries', a, 3, 0);
+  await due('deliveries', b, 1, 10);
+  await store.db
+    .updateTable('webhooks')
+    .set({ failing_since: at(5) })
+    .where('id', '=', a.webhookId)
+    .execute();
+  const claims = await claimDue(store, 'deliveries', { now: NOW, leaseUntil: at(3_700_000), limit: 4 });
+  const webhookOf = new Map(
+    (await store.db.selectFrom('deliveries').select(['id', 'webhook_id']).execute()).map((row) => [
+      row.id,
+      row.webhook_id,
+    ]),
+  );
+  const [takenOver, ...kept] = claims as [Claim, ...Claim[]];
+  await store.db.updateTable('deliveries').set({ attempts: 2 }).where('id', '=', takenOver.id).execute();
+  const rows = claims.map((claim, i) => ({
+    claim,
+    statusCode: 200 + i,
+    attempt: {
+      delivery_id: claim.id,
+      webhook_id: webhookOf.get(claim.id) as string,
+      at: at(3_600_100 + i),
+      duration_ms: 10 + i,
+      status_code: 200 + i,
+      response_body: i === 1 ? 'it\'s "ok", {a,b} \\ ü' : null,
+      error: null,
+    },
+  }));
+
+  const settled = await settleSucceeded(store, 'deliveries', rows, NOW);
+  expect([...settled].sort()).toEqual(kept.map((claim) => claim.id).sort());
+  const attempts = await store.db.selectFrom('delivery_attempts').selectAll().execute();
+  expect(attempts.map((attempt) => attempt.delivery_id).sort()).toEqual([...settled].sort());
+  for (const attempt of attempts) {
+    const { attempt: written } = rows.find((row) => row.claim.id === attempt.delivery_id)!;
+    expect(attempt).toMatchObject(written);
+    expect(attempt.id).toMatch(/^att_/);
+  }
+  const deliveries = await store.db.selectFrom('deliveries').select(['id', 'status', 'last_status_code']).execute();
+  for (const delivery of deliveries) {
+    const i = claims.findIndex((claim) => claim.id === delivery.id);
+    expect(delivery).toMatchObject(
+      delivery.id === takenOver.id
+        ? { status: 'pending', last_status_code: null }
+        : { status: 'succeeded', last_status_code: 200 + i },
+    );
+  }
+  // A 2xx ends its webhook's failing streak.
+  const streak = await store.db.selectFrom('webhooks').select('failing_since').where('id', '=', a.webhookId).execute();
+  expect(streak).toEqual([{ failing_since: null }]);
 });
