@@ -65,8 +65,16 @@ export interface HttpsReceiver {
   respondWith(...responses: Responder[]): void;
   /** The answer given when nothing is queued (initially 200 "ok"). */
   setDefault(response: Responder): void;
-  /** Resolves once at least `count` requests have arrived. */
-  waitForRequests(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  /**
+   * Resolves once at least `count` requests (of those `where` picks, e.g. by
+   * path, when the receiver is shared by tests whose retries may still
+   * arrive) have arrived, with those requests.
+   */
+  waitForRequests(
+    count: number,
+    timeoutMs?: number,
+    where?: (request: ReceivedRequest) => boolean,
+  ): Promise<ReceivedRequest[]>;
   /** Forgets recorded requests, queued answers and the connection count. */
   reset(): void;
   close(): Promise<void>;
@@ -267,18 +275,20 @@ export async function startHttpsReceiver(options: { defaultResponse?: Responder 
     setDefault(response) {
       fallback = response;
     },
-    waitForRequests(count, timeoutMs = 10_000) {
-      if (requests.length >= count) return Promise.resolve(requests.slice());
+    waitForRequests(count, timeoutMs = 10_000, where = () => true) {
+      const picked = () => requests.filter(where);
+      if (picked().length >= count) return Promise.resolve(picked());
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`expected ${count} request(s) within ${timeoutMs} ms, got ${requests.length}`));
+          reject(new Error(`expected ${count} request(s) within ${timeoutMs} ms, got ${picked().length}`));
         }, timeoutMs);
         const check = () => {
-          if (requests.length < count) return;
+          const arrived = picked();
+          if (arrived.length < count) return;
           clearTimeout(timer);
           waiters.delete(check);
-          resolve(requests.slice());
+          resolve(arrived);
         };
         waiters.add(check);
       });
