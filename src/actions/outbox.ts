@@ -122,12 +122,18 @@ export function outboxTick<T extends Claim>(
     const allowed = successes.length >= spec.batchSize ? SETTLES_AT_ONCE : 1;
     if (successes.length === 0 || settlesOut >= allowed) return;
     settlesOut++;
-    setImmediate(() =>
+    // Successes that end before this runs join it: a statement carries them all.
+    setImmediate(() => {
+      // An earlier settle, scheduled before, took them all.
+      if (successes.length === 0) {
+        settlesOut--;
+        return;
+      }
       settleSuccesses().finally(() => {
         settlesOut--;
         settleWaiting();
-      }),
-    );
+      });
+    });
   }
   const settleSuccess = (claim: T, statusCode: number | null, attempt: NewDeliveryAttempt | undefined) =>
     new Promise<boolean>((settled, error) => {
@@ -224,8 +230,9 @@ export function outboxTick<T extends Claim>(
       !context.stopping &&
       wanted() >= Math.max(spec.batchSize, rowsAhead()) / 2 &&
       unsettled - attempting < batchesAhead * spec.batchSize;
+    const canClaim = () => claimsOut < CLAIMS_AT_ONCE && claimFailure === undefined && mayClaim();
     const claimMore = () => {
-      while (claimsOut < CLAIMS_AT_ONCE && claimFailure === undefined && mayClaim() && Date.now() >= lookAgainAt) {
+      while (canClaim() && Date.now() >= lookAgainAt) {
         const limit = wanted();
         const claimedAt = Date.now();
         claimsOut++;
@@ -266,9 +273,7 @@ export function outboxTick<T extends Claim>(
         progressed = () => resolve(false);
       });
       const woken = await Promise.race(
-        mayClaim() && claimsOut < CLAIMS_AT_ONCE
-          ? [someProgress, context.pause(Math.max(0, lookAgainAt - Date.now()))]
-          : [someProgress],
+        canClaim() ? [someProgress, context.pause(Math.max(0, lookAgainAt - Date.now()))] : [someProgress],
       );
       if (woken) lookAgainAt = 0;
     }
