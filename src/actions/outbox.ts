@@ -112,7 +112,7 @@ export function outboxTick<T extends Claim>(
     successes = [];
     try {
       const settled = await settleSucceeded(store, spec.table, batch, isoTime(clock.now()));
-      for (const success of batch) success.settled(settled.has(success.claim.id));
+      for (const success of batch) success.settled(settled.get(success.claim.id) === success.claim.attempts);
     } catch (error) {
       for (const success of batch) success.error(error);
     }

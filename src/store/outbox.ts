@@ -310,7 +310,9 @@ const SETTLE_CHUNK = 100;
  * row). As settle(), a row is only settled if its claim is still ours: one
  * UPDATE per status code and attempt count, usually one in all, matching ids
  * with IN. (An OR of (id, attempts) pairs cost SQLite O(rows²): every row
- * found was tested against every pair.) Returns the ids that were settled.
+ * found was tested against every pair.) Answers the claims settled, as id →
+ * attempt count: one worker may hold two claims of a row (an older one whose
+ * lease ran out, and the newer), and only the newer is settled.
  */
 export async function settleSucceeded(
   store: Store,
@@ -318,16 +320,17 @@ export async function settleSucceeded(
   rows: Array<{ claim: Claim; statusCode: number | null; attempt?: NewDeliveryAttempt | undefined }>,
   now: string,
   trx?: Kysely<Database>,
-): Promise<Set<string>> {
-  // The attempts kept are written with the settle. On PostgreSQL each UPDATE
-  // carries them (a data-modifying CTE: one statement, as without attempts);
-  // on SQLite they share the UPDATEs' transaction, whose commit the group
-  // shares with the other writes of the moment.
-  const oneStatement = store.dialect === 'postgres' && trx === undefined && rows.every((row) => row.attempt);
-  if (oneStatement && table === 'deliveries') return settleDeliveriesSucceeded(store, rows, now);
+): Promise<Map<string, number>> {
+  // The attempts kept are written with the settle. On PostgreSQL, deliveries
+  // that all have one are settled by one statement (settleDeliveriesSucceeded);
+  // otherwise the attempts share the UPDATEs' transaction (on SQLite its
+  // commit is shared with the other writes of the moment).
+  if (store.dialect === 'postgres' && trx === undefined && table === 'deliveries' && rows.every((row) => row.attempt)) {
+    return settleDeliveriesSucceeded(store, rows, now);
+  }
   // A receiver that answered 2xx ends its webhook's failing streak, whether
   // or not the claim was still ours (streakUpdate).
-  if (!oneStatement && trx === undefined && rows.some((row) => row.attempt)) {
+  if (trx === undefined && rows.some((row) => row.attempt)) {
     return store.write(async (trx) => {
       const settled = await settleSucceeded(store, table, rows, now, trx);
       await insertAttempts(trx, attemptsOf(rows, settled));
@@ -336,7 +339,7 @@ export async function settleSucceeded(
     });
   }
   const db = trx ?? store.db;
-  const settled = new Set<string>();
+  const settled = new Map<string, number>();
   const groups = new Map<string, { statusCode: number | null; attempts: number; rows: typeof rows }>();
   for (const row of rows) {
     const key = `${row.statusCode}:${row.claim.attempts}`;
@@ -358,76 +361,71 @@ export async function settleSucceeded(
           chunk.map((row) => row.claim.id),
         )
         .returning('id');
-      const ids = oneStatement
-        ? await settleWithAttempts(db, update, attemptsOf(chunk, undefined), false)
-        : (await update.execute()).map((row) => row.id);
-      for (const id of ids) settled.add(id);
+      for (const { id } of await update.execute()) settled.set(id, attempts);
     }
   }
   return settled;
 }
-
-/** At most this many deliveries in one settleDeliveriesSucceeded statement. */
-const SETTLE_ARRAYS_CHUNK = 1000;
 
 /**
  * PostgreSQL: settleSucceeded for deliveries that all have their attempt
  * kept. One statement of fixed text for the lot, whatever their status codes
  * and attempt counts, its values passed as one array per column: it settles
  * each delivery whose claim is still ours (id and attempt count, still
- * pending), writes the attempts of those it settled, and ends their
+ * pending), writes the attempts of the claims it settled, and ends their
  * webhooks' failing streaks. Kysely builds nothing and the driver sends 13
  * values, where a VALUES list of eight per row cost more CPU than the
- * deliveries' POSTs around it.
+ * deliveries' POSTs around it. A batch is at most a few hundred rows.
  */
 async function settleDeliveriesSucceeded(
   store: Store,
   rows: Array<{ claim: Claim; statusCode: number | null; attempt?: NewDeliveryAttempt | undefined }>,
   now: string,
-): Promise<Set<string>> {
-  const settled = new Set<string>();
-  for (let start = 0; start < rows.length; start += SETTLE_ARRAYS_CHUNK) {
-    const chunk = rows.slice(start, start + SETTLE_ARRAYS_CHUNK);
-    const attempts = chunk.map((row) => row.attempt as NewDeliveryAttempt);
-    const column = <K extends keyof NewDeliveryAttempt>(key: K) => attempts.map((attempt) => attempt[key]);
-    const parameters = [
-      chunk.map((row) => row.claim.id),
-      chunk.map((row) => row.claim.attempts),
-      chunk.map((row) => row.statusCode),
-      now,
-      [...new Set(column('webhook_id'))],
-      attempts.map(() => newId('att')),
-      column('delivery_id'),
-      column('webhook_id'),
-      column('at'),
-      column('duration_ms'),
-      column('status_code'),
-      column('response_body'),
-      column('error'),
-    ];
-    const { rows: inserted } = await store.db.executeQuery<{ delivery_id: string }>(
-      CompiledQuery.raw(SETTLE_DELIVERIES_SQL, parameters),
-    );
-    for (const row of inserted) settled.add(row.delivery_id);
-  }
-  return settled;
+): Promise<Map<string, number>> {
+  const attempts = rows.map((row) => row.attempt as NewDeliveryAttempt);
+  const column = <K extends keyof NewDeliveryAttempt>(key: K) => attempts.map((attempt) => attempt[key]);
+  const parameters = [
+    rows.map((row) => row.claim.id),
+    rows.map((row) => row.claim.attempts),
+    rows.map((row) => row.statusCode),
+    now,
+    [...new Set(column('webhook_id'))],
+    attempts.map(() => newId('att')),
+    column('delivery_id'),
+    column('webhook_id'),
+    column('at'),
+    column('duration_ms'),
+    column('status_code'),
+    column('response_body'),
+    column('error'),
+  ];
+  const { rows: settled } = await store.db.executeQuery<{ id: string; attempts: number | string }>(
+    CompiledQuery.raw(SETTLE_DELIVERIES_SQL, parameters),
+  );
+  return new Map(settled.map((row) => [row.id, Number(row.attempts)]));
 }
 
+// An attempt row is kept only for the claim settled: joined on the delivery
+// and the claim's attempt count ($2: an attempt a row, in the same order), as
+// the same delivery may be in the batch twice.
 const SETTLE_DELIVERIES_SQL = `
 with settled as (
-  update deliveries set status = '${DONE.deliveries}', updated_at = $4, last_status_code = c.status_code,
+  update deliveries set status = 'succeeded', updated_at = $4, last_status_code = c.status_code,
     last_error = null, next_attempt_at = null, completed_at = $4
   from unnest($1::text[], $2::integer[], $3::integer[]) as c (id, attempts, status_code)
   where deliveries.id = c.id and deliveries.attempts = c.attempts and deliveries.status = 'pending'
-  returning deliveries.id
+  returning deliveries.id, deliveries.attempts
 ), streak as (
   update webhooks set failing_since = null where id = any($5::text[]) and failing_since is not null
+), kept as (
+  insert into delivery_attempts (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
+  select a.id, a.delivery_id, a.webhook_id, a.at, a.duration_ms, a.status_code, a.response_body, a.error
+  from unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::integer[], $11::integer[], $12::text[], $13::text[],
+      $2::integer[])
+    as a (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error, claim_attempts)
+  join settled on settled.id = a.delivery_id and settled.attempts = a.claim_attempts
 )
-insert into delivery_attempts (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
-select a.* from unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::integer[], $11::integer[], $12::text[], $13::text[])
-  as a (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
-join settled on settled.id = a.delivery_id
-returning delivery_id`;
+select id, attempts from settled`;
 
 /**
  * PostgreSQL: runs a settling UPDATE and writes the attempts of the rows it
@@ -457,13 +455,15 @@ async function settleWithAttempts(
   return rows.map((row) => row.delivery_id);
 }
 
-/** The attempts kept of the rows that were settled. */
+/** The attempts kept of the claims that were settled (all when `settled` is not given). */
 function attemptsOf(
   rows: Array<{ claim: Claim; attempt?: NewDeliveryAttempt | undefined }>,
-  settled: Set<string> | undefined,
+  settled: Map<string, number> | undefined,
 ) {
   const attempts: NewDeliveryAttempt[] = [];
-  for (const { claim, attempt } of rows) if (attempt && (!settled || settled.has(claim.id))) attempts.push(attempt);
+  for (const { claim, attempt } of rows) {
+    if (attempt && (!settled || settled.get(claim.id) === claim.attempts)) attempts.push(attempt);
+  }
   return attempts;
 }
 
