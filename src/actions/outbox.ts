@@ -43,7 +43,7 @@ export function httpAttempt(result: PostResult): AttemptResult {
 export interface OutboxSpec<T extends Claim> {
   table: OutboxTable;
   batchSize: number;
-  /** Claims up to `limit` due rows and loads them (claimDue with a loader). */
+  /** Claims up to `limit` due rows (claimDue) with what their attempts need, in the order the claim chose them. */
   claim(input: { now: string; leaseUntil: string; limit: number }): Promise<T[]>;
   /**
    * At most how many batches may be claimed ahead of those attempting (1 when

@@ -41,9 +41,11 @@ const queue = (db: Kysely<Database>) => db as unknown as Kysely<Queue>;
 
 /**
  * What a worker needs of its claimed rows: on PostgreSQL selected in the
- * claiming statement itself, from its UPDATE's RETURNING (all the table's
- * columns, as the CTE `claimed`); on SQLite loaded after the claim. One
- * object for the life of the process (its statement is compiled once).
+ * claiming statement itself, from its UPDATE's RETURNING (as the CTE
+ * `claimed`: all the table's columns, and `claim_rank` and `claim_due`, by
+ * which the claim chose its rows, to answer them in that order); on SQLite
+ * loaded after the claim, in the order of `claims`. One object for the life of
+ * the process (its statement is compiled once).
  */
 export interface ClaimLoader<T extends Claim> {
   selectClaimed(claimed: Compilable & OperationNodeSource): RawBuilder<T>;
@@ -55,7 +57,9 @@ type ClaimInput = { now: string; leaseUntil: string; limit: number };
 /**
  * Claims up to `limit` due rows, shared fairly between developers (see
  * fairlyDue). On PostgreSQL rows being claimed elsewhere are skipped. With a
- * loader, answers what it loads of them.
+ * loader, answers what it loads of them. Deliveries (on SQLite every claim)
+ * are answered in the order the claim chose them: round by round, oldest due
+ * first.
  */
 export async function claimDue(store: Store, table: OutboxTable, input: ClaimInput): Promise<Claim[]>;
 export async function claimDue<T extends Claim>(
@@ -84,25 +88,48 @@ export async function claimDue<T extends Claim>(
   // with a loader the same statement answers what is loaded (one round trip, not two).
   if (store.dialect === 'postgres' && loader) {
     const rows = backlog
-      ? (
-          await loader
-            .selectClaimed(claiming(store.db, table, store.dialect, true, input).returningAll())
-            .execute(store.db)
-        ).rows
+      ? (await loader.selectClaimed(claimingInOrder(store.db, table, true, input)).execute(store.db)).rows
       : await claimingWith(loader, table)(store, input);
     for (const row of rows) row.attempts = Number(row.attempts);
     return rows;
   }
-  const claim = async (trx: Kysely<Database>) => {
+  if (store.dialect === 'postgres') {
     const claimed = backlog
-      ? await claiming(trx, table, store.dialect, true, input).returning(['id', 'attempts']).execute()
-      : await claimOldest[table](store, input, trx);
+      ? await claiming(store.db, table, store.dialect, true, input).returning(['id', 'attempts']).execute()
+      : await claimOldest[table](store, input);
     return claimed.map((row) => ({ id: row.id, attempts: Number(row.attempts) }));
-  };
+  }
   // SQLite takes the write lock at BEGIN IMMEDIATE (sqlite.ts says why).
-  const claims = store.dialect === 'postgres' ? await claim(store.db) : await store.transaction(claim);
+  // Under it the rows are chosen, then claimed, and answered in the order
+  // chosen: an UPDATE's RETURNING has no set order, and a worker attempts its
+  // rows claimed ahead in the order answered.
+  const claims = await store.transaction(async (trx) => {
+    const chosen = backlog
+      ? await fairlyDue(queue(trx), table, store.dialect, input.now, input.limit).execute()
+      : await chooseOldest[table](store, input, trx);
+    if (chosen.length === 0) return [];
+    const claimed = await queue(trx)
+      .updateTable(table as 'deliveries')
+      .set((eb) => claimColumns(eb, input))
+      .where(
+        'id',
+        'in',
+        chosen.map((row) => row.id),
+      )
+      .returning(['id', 'attempts'])
+      .execute();
+    const attempts = new Map(claimed.map((row) => [row.id, Number(row.attempts)]));
+    return chosen.map((row) => ({ id: row.id, attempts: attempts.get(row.id) as number }));
+  });
   return loader && claims.length > 0 ? loader.load(store, claims) : claims;
 }
+
+/** What a claim sets: the attempt counted, and the lease. */
+const claimColumns = (eb: ExpressionBuilder<Queue, 'deliveries'>, input: ClaimInput) => ({
+  attempts: eb('attempts', '+', 1),
+  next_attempt_at: input.leaseUntil,
+  updated_at: input.now,
+});
 
 /** The claiming UPDATE: the due rows (fairly shared when `fair`) get their attempt counted and the lease. */
 function claiming(trx: Kysely<Database>, table: OutboxTable, dialect: Dialect, fair: boolean, input: ClaimInput) {
@@ -111,8 +138,35 @@ function claiming(trx: Kysely<Database>, table: OutboxTable, dialect: Dialect, f
   if (dialect === 'postgres') due = due.forUpdate('d').skipLocked();
   return db
     .updateTable(table as 'deliveries')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: input.leaseUntil, updated_at: input.now }))
+    .set((eb) => claimColumns(eb, input))
     .where('id', 'in', due);
+}
+
+/**
+ * PostgreSQL: the claiming UPDATE, answering all the columns of the rows it
+ * claimed and, as claim_rank and claim_due, the round (fair) and due time by
+ * which it chose them. UPDATE ... FROM, as its RETURNING cannot see a subquery
+ * of its WHERE. The window function that ranks a fair claim is in a CTE
+ * (fairlyDue), so the locking subquery has none.
+ */
+function claimingInOrder(trx: Kysely<Database>, table: OutboxTable, fair: boolean, input: ClaimInput) {
+  const db = queue(trx);
+  const due = fair
+    ? fairlyDue(db, table, 'postgres', input.now, input.limit).select([
+        'c.rank as claim_rank',
+        'd.next_attempt_at as claim_due',
+      ])
+    : oldestDue(db, table, input.now, input.limit).select([
+        sql<number>`1`.as('claim_rank'),
+        'd.next_attempt_at as claim_due',
+      ]);
+  return db
+    .updateTable(from(table, 'q'))
+    .from(due.forUpdate('d').skipLocked().as('picked'))
+    .set((eb) => ({ attempts: eb('q.attempts', '+', 1), next_attempt_at: input.leaseUntil, updated_at: input.now }))
+    .whereRef('q.id', '=', 'picked.id')
+    .returningAll('q')
+    .returning(['picked.claim_rank', 'picked.claim_due']);
 }
 
 // The statements of every claim, compiled once (prepared.ts): the fair
@@ -122,13 +176,16 @@ const claimOldestOf = (table: OutboxTable) =>
     claiming(db, table, dialect, false, input).returning(['id', 'attempts']),
   );
 const claimOldest = { deliveries: claimOldestOf('deliveries'), notifications: claimOldestOf('notifications') };
+const chooseOldestOf = (table: OutboxTable) =>
+  prepared((db, input: ClaimInput) => oldestDue(queue(db), table, input.now, input.limit));
+const chooseOldest = { deliveries: chooseOldestOf('deliveries'), notifications: chooseOldestOf('notifications') };
 const dueNowOf = (table: OutboxTable) =>
   prepared((db, input: { now: string; limit: number }) => dueNowQuery(db, table, input.now, input.limit));
 const dueNow = { deliveries: dueNowOf('deliveries'), notifications: dueNowOf('notifications') };
 const claimsWith = new WeakMap<ClaimLoader<Claim>, Record<OutboxTable, ReturnType<typeof claimWithOf>>>();
 const claimWithOf = <T extends Claim>(loader: ClaimLoader<T>, table: OutboxTable) =>
-  prepared((db, input: ClaimInput, dialect) => {
-    const statement = loader.selectClaimed(claiming(db, table, dialect, false, input).returningAll());
+  prepared((db, input: ClaimInput) => {
+    const statement = loader.selectClaimed(claimingInOrder(db, table, false, input));
     return { compile: () => statement.compile(db) };
   });
 function claimingWith<T extends Claim>(loader: ClaimLoader<T>, table: OutboxTable) {

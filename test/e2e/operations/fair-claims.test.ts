@@ -268,9 +268,40 @@ it('claims deliveries with what their attempt needs: webhook and event, in one s
       payload: '{}',
     });
   }
+  // Oldest first, as claimed.
+  expect(claimed.map((delivery) => delivery.id)).toEqual(ids);
   const rows = await store.db.selectFrom('deliveries').select(['attempts', 'next_attempt_at']).execute();
   expect(rows.every((row) => row.attempts === 1 && row.next_attempt_at === at(7_200_000))).toBe(true);
   expect(await claimDeliveries(store, { now: NOW, leaseUntil: at(7_200_000), limit: 64 })).toEqual([]);
+});
+
+it('claims a full batch fairly with what the attempts need, in the order the fair claim chose', async () => {
+  const [big, medium, small] = [await owner(), await owner(), await owner()];
+  const owners = [
+    { who: big, ids: await due('deliveries', big, 300, 0) },
+    { who: medium, ids: await due('deliveries', medium, 10, 1000) },
+    { who: small, ids: await due('deliveries', small, 2, 2000) },
+  ];
+  // Round by round; in a round, the developer due longest first.
+  const expected: string[] = [];
+  for (let round = 0; expected.length < 64; round++) {
+    for (const { ids } of owners) if (round < ids.length && expected.length < 64) expected.push(ids[round]!);
+  }
+
+  const claimed = await claimDeliveries(store, { now: NOW, leaseUntil: at(7_200_000), limit: 64 });
+  expect(new Set(claimed.map((delivery) => delivery.id))).toEqual(new Set(expected));
+  expect(claimed.map((delivery) => delivery.id)).toEqual(expected);
+  for (const delivery of claimed) {
+    const { who } = owners.find(({ ids }) => ids.includes(delivery.id))!;
+    expect(delivery).toMatchObject({
+      attempts: 1,
+      webhook_id: who.webhookId,
+      url: 'https://example.com/hook',
+      secret_sealed: 'x',
+      type: 'pause.cancelled',
+      payload: '{}',
+    });
+  }
 });
 
 it('settles the newer of two claims of one delivery in the same batch, with its attempt only', async () => {
