@@ -574,16 +574,27 @@ export async function settle(
 }
 
 /**
- * Hands back a claimed row that was not attempted: due again at once, its
- * attempt uncounted. Nothing if the claim is no longer this worker's (its
- * lease ran out and another took it).
+ * Hands back claimed rows that were not attempted, in one statement: due
+ * again at once, their attempt uncounted. Not a row whose claim is no longer
+ * this worker's (its lease ran out and another took it).
  */
-export async function release(store: Store, table: OutboxTable, claim: Claim): Promise<void> {
+export async function release(store: Store, table: OutboxTable, claims: Claim[]): Promise<void> {
+  if (claims.length === 0) return;
   await queue(store.db)
     .updateTable(table as 'deliveries')
     .set((eb) => ({ attempts: eb('attempts', '-', 1), next_attempt_at: sql<string>`updated_at` }))
-    .where('id', '=', claim.id)
-    .where('attempts', '=', claim.attempts)
+    .where(
+      'id',
+      'in',
+      claims.map((claim) => claim.id),
+    )
+    .where((eb) =>
+      eb(
+        eb.refTuple('id', 'attempts'),
+        'in',
+        claims.map((claim) => eb.tuple(claim.id, claim.attempts)),
+      ),
+    )
     .where('status', '=', PENDING)
     .execute();
 }
