@@ -16,6 +16,13 @@ const RECLAIM_MS = 100;
 const CLAIM_RETRY_MS = 1000;
 /** How long the rows claimed ahead should last (see rowsAhead). */
 const AHEAD_MS = 100;
+/**
+ * A row claimed ahead that has not started in this many times what the rows
+ * ahead should last (AHEAD_MS, or an attempt's time when longer) is handed
+ * back: its receivers turned slow, and another developer's new row should not
+ * wait behind it (see start).
+ */
+const AHEAD_STALE_AFTER = 5;
 /** The weight of one attempt's time in their moving average: 1/ATTEMPTS_AVERAGED. */
 const ATTEMPTS_AVERAGED = 32;
 /** Claims that may be out at once: the next is asked for while the last's round trips and commit are under way. */
@@ -43,7 +50,7 @@ export function httpAttempt(result: PostResult): AttemptResult {
 export interface OutboxSpec<T extends Claim> {
   table: OutboxTable;
   batchSize: number;
-  /** Claims up to `limit` due rows and loads them (claimDue with a loader). */
+  /** Claims up to `limit` due rows (claimDue) with what their attempts need, in the order the claim chose them. */
   claim(input: { now: string; leaseUntil: string; limit: number }): Promise<T[]>;
   /**
    * At most how many batches may be claimed ahead of those attempting (1 when
@@ -87,9 +94,11 @@ export function outboxTick<T extends Claim>(
     attemptMs = attemptMs === undefined ? ms : attemptMs + (ms - attemptMs) / ATTEMPTS_AVERAGED;
     lastAnswerAt = performance.now();
   };
+  const attemptMsNow = () =>
+    attemptMs === undefined ? undefined : Math.max(attemptMs, performance.now() - lastAnswerAt, 1);
   const rowsAhead = () => {
-    if (attemptMs === undefined) return spec.batchSize;
-    const ms = Math.max(attemptMs, performance.now() - lastAnswerAt, 1);
+    const ms = attemptMsNow();
+    if (ms === undefined) return spec.batchSize;
     const rows = Math.ceil((spec.batchSize * AHEAD_MS) / ms);
     return Math.max(spec.batchSize, Math.min(batchesAhead * spec.batchSize, rows));
   };
@@ -112,7 +121,7 @@ export function outboxTick<T extends Claim>(
     successes = [];
     try {
       const settled = await settleSucceeded(store, spec.table, batch, isoTime(clock.now()));
-      for (const success of batch) success.settled(settled.has(success.claim.id));
+      for (const success of batch) success.settled(settled.get(success.claim.id) === success.claim.attempts);
     } catch (error) {
       for (const success of batch) success.error(error);
     }
@@ -122,12 +131,18 @@ export function outboxTick<T extends Claim>(
     const allowed = successes.length >= spec.batchSize ? SETTLES_AT_ONCE : 1;
     if (successes.length === 0 || settlesOut >= allowed) return;
     settlesOut++;
-    setImmediate(() =>
+    // Successes that end before this runs join it: a statement carries them all.
+    setImmediate(() => {
+      // An earlier settle, scheduled before, took them all.
+      if (successes.length === 0) {
+        settlesOut--;
+        return;
+      }
       settleSuccesses().finally(() => {
         settlesOut--;
         settleWaiting();
-      }),
-    );
+      });
+    });
   }
   const settleSuccess = (claim: T, statusCode: number | null, attempt: NewDeliveryAttempt | undefined) =>
     new Promise<boolean>((settled, error) => {
@@ -176,27 +191,60 @@ export function outboxTick<T extends Claim>(
   // free up, as many ahead as rowsAhead says and with up to CLAIMS_AT_ONCE
   // claims out, so a slot that frees starts the next attempt without waiting
   // for a claim's round trips; a row claimed ahead that could no longer
-  // finish within its lease is handed back unattempted. A
+  // finish within its lease, or that has waited far longer than the rows
+  // ahead should last, is handed back unattempted. A
   // wake-up (new work written) claims again at once; otherwise, while
   // attempts are out, the queue is looked at every RECLAIM_MS.
   return async (context: TickContext): Promise<number> => {
     let attempting = 0;
     let unsettled = 0;
-    const ahead: Array<{ item: T; startBy: number }> = [];
+    let ahead: Array<{ item: T; startBy: number }> = [];
+    // The earliest startBy in `ahead`, or earlier (rows started since are not taken out).
+    let earliestStartBy = Number.POSITIVE_INFINITY;
     let progressed: (() => void) | undefined;
     let lookAgainAt = 0;
     // The latest a row claimed ahead may start: its attempt must end within the claim's lease.
     const startWithin = config.outboxLeaseMs - config.outboundTimeoutMs;
-    const start = () => {
-      while (attempting < spec.batchSize && ahead.length > 0) {
-        const { item, startBy } = ahead.shift() as { item: T; startBy: number };
-        unsettled++;
-        if (Date.now() > startBy) {
-          release(store, spec.table, item)
-            .catch((error) => logger.error({ err: error, table: spec.table, id: item.id }, 'outbox claim not released'))
-            .finally(ended);
-          continue;
+    // And sooner, by AHEAD_STALE_AFTER: quick receivers that turned slow
+    // (every attempt running to its timeout) would otherwise keep a few
+    // batches of rows claimed ahead for several timeouts, and no new claim
+    // would be made, another developer's new row included.
+    const startByFor = (claimedAt: number) => {
+      const ms = attemptMsNow();
+      const within = ms === undefined ? startWithin : AHEAD_STALE_AFTER * Math.max(AHEAD_MS, ms);
+      return claimedAt + Math.min(startWithin, within);
+    };
+    // Rows claimed ahead that can no longer start in time go back to the queue, in one statement.
+    const releaseLate = () => {
+      const now = Date.now();
+      if (now <= earliestStartBy) return;
+      const late: T[] = [];
+      const onTime: typeof ahead = [];
+      earliestStartBy = Number.POSITIVE_INFINITY;
+      for (const row of ahead) {
+        if (now > row.startBy) late.push(row.item);
+        else {
+          onTime.push(row);
+          earliestStartBy = Math.min(earliestStartBy, row.startBy);
         }
+      }
+      ahead = onTime;
+      if (late.length === 0) return;
+      unsettled += late.length;
+      release(store, spec.table, late)
+        .catch((error) =>
+          logger.error({ err: error, table: spec.table, rows: late.length }, 'outbox claims not released'),
+        )
+        .finally(() => {
+          unsettled -= late.length;
+          progressed?.();
+        });
+    };
+    const start = () => {
+      releaseLate();
+      while (attempting < spec.batchSize && ahead.length > 0) {
+        const { item } = ahead.shift() as { item: T; startBy: number };
+        unsettled++;
         attempting++;
         run(item, (ms) => {
           attemptTook(ms);
@@ -224,8 +272,9 @@ export function outboxTick<T extends Claim>(
       !context.stopping &&
       wanted() >= Math.max(spec.batchSize, rowsAhead()) / 2 &&
       unsettled - attempting < batchesAhead * spec.batchSize;
+    const canClaim = () => claimsOut < CLAIMS_AT_ONCE && claimFailure === undefined && mayClaim();
     const claimMore = () => {
-      while (claimsOut < CLAIMS_AT_ONCE && claimFailure === undefined && mayClaim() && Date.now() >= lookAgainAt) {
+      while (canClaim() && Date.now() >= lookAgainAt) {
         const limit = wanted();
         const claimedAt = Date.now();
         claimsOut++;
@@ -234,7 +283,9 @@ export function outboxTick<T extends Claim>(
           .then(
             (items) => {
               if (items.length < limit) lookAgainAt = Date.now() + RECLAIM_MS;
-              for (const item of items) ahead.push({ item, startBy: claimedAt + startWithin });
+              const startBy = startByFor(claimedAt);
+              if (items.length > 0) earliestStartBy = Math.min(earliestStartBy, startBy);
+              for (const item of items) ahead.push({ item, startBy });
             },
             (error: unknown) => {
               claimFailure = { error };
@@ -266,9 +317,7 @@ export function outboxTick<T extends Claim>(
         progressed = () => resolve(false);
       });
       const woken = await Promise.race(
-        mayClaim() && claimsOut < CLAIMS_AT_ONCE
-          ? [someProgress, context.pause(Math.max(0, lookAgainAt - Date.now()))]
-          : [someProgress],
+        canClaim() ? [someProgress, context.pause(Math.max(0, lookAgainAt - Date.now()))] : [someProgress],
       );
       if (woken) lookAgainAt = 0;
     }

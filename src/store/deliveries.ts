@@ -98,7 +98,8 @@ const deliveriesToSend: ClaimLoader<DeliveryToSend> = {
       webhooks.failing_since, events.type, events.payload
     from claimed
     join webhooks on webhooks.id = claimed.webhook_id
-    join events on events.id = claimed.event_id`,
+    join events on events.id = claimed.event_id
+    order by claimed.claim_rank, claimed.claim_due`,
   load: (store, claims) => loadDeliveries(store, claims),
 };
 
@@ -140,8 +141,14 @@ export async function loadDeliveries(
       claims.map((claim) => claim.id),
     )
     .execute();
-  const attempts = new Map(claims.map((claim) => [claim.id, claim.attempts]));
-  return rows.map((row) => ({ ...row, attempts: attempts.get(row.id) ?? 1 }));
+  // In the order claimed (the worker attempts them in that order).
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const loaded: DeliveryToSend[] = [];
+  for (const claim of claims) {
+    const row = byId.get(claim.id);
+    if (row) loaded.push({ ...row, attempts: claim.attempts });
+  }
+  return loaded;
 }
 
 /** A delivery as its webhook's owner sees it: with its event's type and pause. */

@@ -41,9 +41,11 @@ const queue = (db: Kysely<Database>) => db as unknown as Kysely<Queue>;
 
 /**
  * What a worker needs of its claimed rows: on PostgreSQL selected in the
- * claiming statement itself, from its UPDATE's RETURNING (all the table's
- * columns, as the CTE `claimed`); on SQLite loaded after the claim. One
- * object for the life of the process (its statement is compiled once).
+ * claiming statement itself, from its UPDATE's RETURNING (as the CTE
+ * `claimed`: all the table's columns, and `claim_rank` and `claim_due`, by
+ * which the claim chose its rows, to answer them in that order); on SQLite
+ * loaded after the claim, in the order of `claims`. One object for the life of
+ * the process (its statement is compiled once).
  */
 export interface ClaimLoader<T extends Claim> {
   selectClaimed(claimed: Compilable & OperationNodeSource): RawBuilder<T>;
@@ -55,7 +57,9 @@ type ClaimInput = { now: string; leaseUntil: string; limit: number };
 /**
  * Claims up to `limit` due rows, shared fairly between developers (see
  * fairlyDue). On PostgreSQL rows being claimed elsewhere are skipped. With a
- * loader, answers what it loads of them.
+ * loader, answers what it loads of them. Deliveries (on SQLite every claim)
+ * are answered in the order the claim chose them: round by round, oldest due
+ * first.
  */
 export async function claimDue(store: Store, table: OutboxTable, input: ClaimInput): Promise<Claim[]>;
 export async function claimDue<T extends Claim>(
@@ -84,25 +88,48 @@ export async function claimDue<T extends Claim>(
   // with a loader the same statement answers what is loaded (one round trip, not two).
   if (store.dialect === 'postgres' && loader) {
     const rows = backlog
-      ? (
-          await loader
-            .selectClaimed(claiming(store.db, table, store.dialect, true, input).returningAll())
-            .execute(store.db)
-        ).rows
+      ? (await loader.selectClaimed(claimingInOrder(store.db, table, true, input)).execute(store.db)).rows
       : await claimingWith(loader, table)(store, input);
     for (const row of rows) row.attempts = Number(row.attempts);
     return rows;
   }
-  const claim = async (trx: Kysely<Database>) => {
+  if (store.dialect === 'postgres') {
     const claimed = backlog
-      ? await claiming(trx, table, store.dialect, true, input).returning(['id', 'attempts']).execute()
-      : await claimOldest[table](store, input, trx);
+      ? await claiming(store.db, table, store.dialect, true, input).returning(['id', 'attempts']).execute()
+      : await claimOldest[table](store, input);
     return claimed.map((row) => ({ id: row.id, attempts: Number(row.attempts) }));
-  };
+  }
   // SQLite takes the write lock at BEGIN IMMEDIATE (sqlite.ts says why).
-  const claims = store.dialect === 'postgres' ? await claim(store.db) : await store.transaction(claim);
+  // Under it the rows are chosen, then claimed, and answered in the order
+  // chosen: an UPDATE's RETURNING has no set order, and a worker attempts its
+  // rows claimed ahead in the order answered.
+  const claims = await store.transaction(async (trx) => {
+    const chosen = backlog
+      ? await fairlyDue(queue(trx), table, store.dialect, input.now, input.limit).execute()
+      : await chooseOldest[table](store, input, trx);
+    if (chosen.length === 0) return [];
+    const claimed = await queue(trx)
+      .updateTable(table as 'deliveries')
+      .set((eb) => claimColumns(eb, input))
+      .where(
+        'id',
+        'in',
+        chosen.map((row) => row.id),
+      )
+      .returning(['id', 'attempts'])
+      .execute();
+    const attempts = new Map(claimed.map((row) => [row.id, Number(row.attempts)]));
+    return chosen.map((row) => ({ id: row.id, attempts: attempts.get(row.id) as number }));
+  });
   return loader && claims.length > 0 ? loader.load(store, claims) : claims;
 }
+
+/** What a claim sets: the attempt counted, and the lease. */
+const claimColumns = (eb: ExpressionBuilder<Queue, 'deliveries'>, input: ClaimInput) => ({
+  attempts: eb('attempts', '+', 1),
+  next_attempt_at: input.leaseUntil,
+  updated_at: input.now,
+});
 
 /** The claiming UPDATE: the due rows (fairly shared when `fair`) get their attempt counted and the lease. */
 function claiming(trx: Kysely<Database>, table: OutboxTable, dialect: Dialect, fair: boolean, input: ClaimInput) {
@@ -111,8 +138,35 @@ function claiming(trx: Kysely<Database>, table: OutboxTable, dialect: Dialect, f
   if (dialect === 'postgres') due = due.forUpdate('d').skipLocked();
   return db
     .updateTable(table as 'deliveries')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: input.leaseUntil, updated_at: input.now }))
+    .set((eb) => claimColumns(eb, input))
     .where('id', 'in', due);
+}
+
+/**
+ * PostgreSQL: the claiming UPDATE, answering all the columns of the rows it
+ * claimed and, as claim_rank and claim_due, the round (fair) and due time by
+ * which it chose them. UPDATE ... FROM, as its RETURNING cannot see a subquery
+ * of its WHERE. The window function that ranks a fair claim is in a CTE
+ * (fairlyDue), so the locking subquery has none.
+ */
+function claimingInOrder(trx: Kysely<Database>, table: OutboxTable, fair: boolean, input: ClaimInput) {
+  const db = queue(trx);
+  const due = fair
+    ? fairlyDue(db, table, 'postgres', input.now, input.limit).select([
+        'c.rank as claim_rank',
+        'd.next_attempt_at as claim_due',
+      ])
+    : oldestDue(db, table, input.now, input.limit).select([
+        sql<number>`1`.as('claim_rank'),
+        'd.next_attempt_at as claim_due',
+      ]);
+  return db
+    .updateTable(from(table, 'q'))
+    .from(due.forUpdate('d').skipLocked().as('picked'))
+    .set((eb) => ({ attempts: eb('q.attempts', '+', 1), next_attempt_at: input.leaseUntil, updated_at: input.now }))
+    .whereRef('q.id', '=', 'picked.id')
+    .returningAll('q')
+    .returning(['picked.claim_rank', 'picked.claim_due']);
 }
 
 // The statements of every claim, compiled once (prepared.ts): the fair
@@ -122,13 +176,16 @@ const claimOldestOf = (table: OutboxTable) =>
     claiming(db, table, dialect, false, input).returning(['id', 'attempts']),
   );
 const claimOldest = { deliveries: claimOldestOf('deliveries'), notifications: claimOldestOf('notifications') };
+const chooseOldestOf = (table: OutboxTable) =>
+  prepared((db, input: ClaimInput) => oldestDue(queue(db), table, input.now, input.limit));
+const chooseOldest = { deliveries: chooseOldestOf('deliveries'), notifications: chooseOldestOf('notifications') };
 const dueNowOf = (table: OutboxTable) =>
   prepared((db, input: { now: string; limit: number }) => dueNowQuery(db, table, input.now, input.limit));
 const dueNow = { deliveries: dueNowOf('deliveries'), notifications: dueNowOf('notifications') };
 const claimsWith = new WeakMap<ClaimLoader<Claim>, Record<OutboxTable, ReturnType<typeof claimWithOf>>>();
 const claimWithOf = <T extends Claim>(loader: ClaimLoader<T>, table: OutboxTable) =>
-  prepared((db, input: ClaimInput, dialect) => {
-    const statement = loader.selectClaimed(claiming(db, table, dialect, false, input).returningAll());
+  prepared((db, input: ClaimInput) => {
+    const statement = loader.selectClaimed(claimingInOrder(db, table, false, input));
     return { compile: () => statement.compile(db) };
   });
 function claimingWith<T extends Claim>(loader: ClaimLoader<T>, table: OutboxTable) {
@@ -310,7 +367,9 @@ const SETTLE_CHUNK = 100;
  * row). As settle(), a row is only settled if its claim is still ours: one
  * UPDATE per status code and attempt count, usually one in all, matching ids
  * with IN. (An OR of (id, attempts) pairs cost SQLite O(rows²): every row
- * found was tested against every pair.) Returns the ids that were settled.
+ * found was tested against every pair.) Answers the claims settled, as id →
+ * attempt count: one worker may hold two claims of a row (an older one whose
+ * lease ran out, and the newer), and only the newer is settled.
  */
 export async function settleSucceeded(
   store: Store,
@@ -318,16 +377,17 @@ export async function settleSucceeded(
   rows: Array<{ claim: Claim; statusCode: number | null; attempt?: NewDeliveryAttempt | undefined }>,
   now: string,
   trx?: Kysely<Database>,
-): Promise<Set<string>> {
-  // The attempts kept are written with the settle. On PostgreSQL each UPDATE
-  // carries them (a data-modifying CTE: one statement, as without attempts);
-  // on SQLite they share the UPDATEs' transaction, whose commit the group
-  // shares with the other writes of the moment.
-  const oneStatement = store.dialect === 'postgres' && trx === undefined && rows.every((row) => row.attempt);
-  if (oneStatement && table === 'deliveries') return settleDeliveriesSucceeded(store, rows, now);
+): Promise<Map<string, number>> {
+  // The attempts kept are written with the settle. On PostgreSQL, deliveries
+  // that all have one are settled by one statement (settleDeliveriesSucceeded);
+  // otherwise the attempts share the UPDATEs' transaction (on SQLite its
+  // commit is shared with the other writes of the moment).
+  if (store.dialect === 'postgres' && trx === undefined && table === 'deliveries' && rows.every((row) => row.attempt)) {
+    return settleDeliveriesSucceeded(store, rows, now);
+  }
   // A receiver that answered 2xx ends its webhook's failing streak, whether
   // or not the claim was still ours (streakUpdate).
-  if (!oneStatement && trx === undefined && rows.some((row) => row.attempt)) {
+  if (trx === undefined && rows.some((row) => row.attempt)) {
     return store.write(async (trx) => {
       const settled = await settleSucceeded(store, table, rows, now, trx);
       await insertAttempts(trx, attemptsOf(rows, settled));
@@ -336,7 +396,7 @@ export async function settleSucceeded(
     });
   }
   const db = trx ?? store.db;
-  const settled = new Set<string>();
+  const settled = new Map<string, number>();
   const groups = new Map<string, { statusCode: number | null; attempts: number; rows: typeof rows }>();
   for (const row of rows) {
     const key = `${row.statusCode}:${row.claim.attempts}`;
@@ -358,76 +418,71 @@ export async function settleSucceeded(
           chunk.map((row) => row.claim.id),
         )
         .returning('id');
-      const ids = oneStatement
-        ? await settleWithAttempts(db, update, attemptsOf(chunk, undefined), false)
-        : (await update.execute()).map((row) => row.id);
-      for (const id of ids) settled.add(id);
+      for (const { id } of await update.execute()) settled.set(id, attempts);
     }
   }
   return settled;
 }
-
-/** At most this many deliveries in one settleDeliveriesSucceeded statement. */
-const SETTLE_ARRAYS_CHUNK = 1000;
 
 /**
  * PostgreSQL: settleSucceeded for deliveries that all have their attempt
  * kept. One statement of fixed text for the lot, whatever their status codes
  * and attempt counts, its values passed as one array per column: it settles
  * each delivery whose claim is still ours (id and attempt count, still
- * pending), writes the attempts of those it settled, and ends their
+ * pending), writes the attempts of the claims it settled, and ends their
  * webhooks' failing streaks. Kysely builds nothing and the driver sends 13
  * values, where a VALUES list of eight per row cost more CPU than the
- * deliveries' POSTs around it.
+ * deliveries' POSTs around it. A batch is at most a few hundred rows.
  */
 async function settleDeliveriesSucceeded(
   store: Store,
   rows: Array<{ claim: Claim; statusCode: number | null; attempt?: NewDeliveryAttempt | undefined }>,
   now: string,
-): Promise<Set<string>> {
-  const settled = new Set<string>();
-  for (let start = 0; start < rows.length; start += SETTLE_ARRAYS_CHUNK) {
-    const chunk = rows.slice(start, start + SETTLE_ARRAYS_CHUNK);
-    const attempts = chunk.map((row) => row.attempt as NewDeliveryAttempt);
-    const column = <K extends keyof NewDeliveryAttempt>(key: K) => attempts.map((attempt) => attempt[key]);
-    const parameters = [
-      chunk.map((row) => row.claim.id),
-      chunk.map((row) => row.claim.attempts),
-      chunk.map((row) => row.statusCode),
-      now,
-      [...new Set(column('webhook_id'))],
-      attempts.map(() => newId('att')),
-      column('delivery_id'),
-      column('webhook_id'),
-      column('at'),
-      column('duration_ms'),
-      column('status_code'),
-      column('response_body'),
-      column('error'),
-    ];
-    const { rows: inserted } = await store.db.executeQuery<{ delivery_id: string }>(
-      CompiledQuery.raw(SETTLE_DELIVERIES_SQL, parameters),
-    );
-    for (const row of inserted) settled.add(row.delivery_id);
-  }
-  return settled;
+): Promise<Map<string, number>> {
+  const attempts = rows.map((row) => row.attempt as NewDeliveryAttempt);
+  const column = <K extends keyof NewDeliveryAttempt>(key: K) => attempts.map((attempt) => attempt[key]);
+  const parameters = [
+    rows.map((row) => row.claim.id),
+    rows.map((row) => row.claim.attempts),
+    rows.map((row) => row.statusCode),
+    now,
+    [...new Set(column('webhook_id'))],
+    attempts.map(() => newId('att')),
+    column('delivery_id'),
+    column('webhook_id'),
+    column('at'),
+    column('duration_ms'),
+    column('status_code'),
+    column('response_body'),
+    column('error'),
+  ];
+  const { rows: settled } = await store.db.executeQuery<{ id: string; attempts: number | string }>(
+    CompiledQuery.raw(SETTLE_DELIVERIES_SQL, parameters),
+  );
+  return new Map(settled.map((row) => [row.id, Number(row.attempts)]));
 }
 
+// An attempt row is kept only for the claim settled: joined on the delivery
+// and the claim's attempt count ($2: an attempt a row, in the same order), as
+// the same delivery may be in the batch twice.
 const SETTLE_DELIVERIES_SQL = `
 with settled as (
-  update deliveries set status = '${DONE.deliveries}', updated_at = $4, last_status_code = c.status_code,
+  update deliveries set status = 'succeeded', updated_at = $4, last_status_code = c.status_code,
     last_error = null, next_attempt_at = null, completed_at = $4
   from unnest($1::text[], $2::integer[], $3::integer[]) as c (id, attempts, status_code)
   where deliveries.id = c.id and deliveries.attempts = c.attempts and deliveries.status = 'pending'
-  returning deliveries.id
+  returning deliveries.id, deliveries.attempts
 ), streak as (
   update webhooks set failing_since = null where id = any($5::text[]) and failing_since is not null
+), kept as (
+  insert into delivery_attempts (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
+  select a.id, a.delivery_id, a.webhook_id, a.at, a.duration_ms, a.status_code, a.response_body, a.error
+  from unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::integer[], $11::integer[], $12::text[], $13::text[],
+      $2::integer[])
+    as a (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error, claim_attempts)
+  join settled on settled.id = a.delivery_id and settled.attempts = a.claim_attempts
 )
-insert into delivery_attempts (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
-select a.* from unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::integer[], $11::integer[], $12::text[], $13::text[])
-  as a (id, delivery_id, webhook_id, at, duration_ms, status_code, response_body, error)
-join settled on settled.id = a.delivery_id
-returning delivery_id`;
+select id, attempts from settled`;
 
 /**
  * PostgreSQL: runs a settling UPDATE and writes the attempts of the rows it
@@ -457,13 +512,15 @@ async function settleWithAttempts(
   return rows.map((row) => row.delivery_id);
 }
 
-/** The attempts kept of the rows that were settled. */
+/** The attempts kept of the claims that were settled (all when `settled` is not given). */
 function attemptsOf(
   rows: Array<{ claim: Claim; attempt?: NewDeliveryAttempt | undefined }>,
-  settled: Set<string> | undefined,
+  settled: Map<string, number> | undefined,
 ) {
   const attempts: NewDeliveryAttempt[] = [];
-  for (const { claim, attempt } of rows) if (attempt && (!settled || settled.has(claim.id))) attempts.push(attempt);
+  for (const { claim, attempt } of rows) {
+    if (attempt && (!settled || settled.get(claim.id) === claim.attempts)) attempts.push(attempt);
+  }
   return attempts;
 }
 
@@ -517,16 +574,27 @@ export async function settle(
 }
 
 /**
- * Hands back a claimed row that was not attempted: due again at once, its
- * attempt uncounted. Nothing if the claim is no longer this worker's (its
- * lease ran out and another took it).
+ * Hands back claimed rows that were not attempted, in one statement: due
+ * again at once, their attempt uncounted. Not a row whose claim is no longer
+ * this worker's (its lease ran out and another took it).
  */
-export async function release(store: Store, table: OutboxTable, claim: Claim): Promise<void> {
+export async function release(store: Store, table: OutboxTable, claims: Claim[]): Promise<void> {
+  if (claims.length === 0) return;
   await queue(store.db)
     .updateTable(table as 'deliveries')
     .set((eb) => ({ attempts: eb('attempts', '-', 1), next_attempt_at: sql<string>`updated_at` }))
-    .where('id', '=', claim.id)
-    .where('attempts', '=', claim.attempts)
+    .where(
+      'id',
+      'in',
+      claims.map((claim) => claim.id),
+    )
+    .where((eb) =>
+      eb(
+        eb.refTuple('id', 'attempts'),
+        'in',
+        claims.map((claim) => eb.tuple(claim.id, claim.attempts)),
+      ),
+    )
     .where('status', '=', PENDING)
     .execute();
 }

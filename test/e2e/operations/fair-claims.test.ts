@@ -240,7 +240,7 @@ it('settles many successes in one statement, but only rows whose claim is still 
     [kept, ok201, takenOver, secondAttempt].map((claim) => ({ claim, statusCode: claim === ok201 ? 201 : 200 })),
     NOW,
   );
-  expect([...settled].sort()).toEqual([kept.id, ok201.id, alsoKept.id].sort());
+  expect([...settled.keys()].sort()).toEqual([kept.id, ok201.id, alsoKept.id].sort());
   const rows = await store.db.selectFrom('deliveries').select(['id', 'status', 'last_status_code']).execute();
   const byId = new Map(rows.map((row) => [row.id, row]));
   expect(byId.get(kept.id)).toMatchObject({ status: 'succeeded', last_status_code: 200 });
@@ -268,9 +268,68 @@ it('claims deliveries with what their attempt needs: webhook and event, in one s
       payload: '{}',
     });
   }
+  // Oldest first, as claimed.
+  expect(claimed.map((delivery) => delivery.id)).toEqual(ids);
   const rows = await store.db.selectFrom('deliveries').select(['attempts', 'next_attempt_at']).execute();
   expect(rows.every((row) => row.attempts === 1 && row.next_attempt_at === at(7_200_000))).toBe(true);
   expect(await claimDeliveries(store, { now: NOW, leaseUntil: at(7_200_000), limit: 64 })).toEqual([]);
+});
+
+it('claims a full batch fairly with what the attempts need, in the order the fair claim chose', async () => {
+  const [big, medium, small] = [await owner(), await owner(), await owner()];
+  const owners = [
+    { who: big, ids: await due('deliveries', big, 300, 0) },
+    { who: medium, ids: await due('deliveries', medium, 10, 1000) },
+    { who: small, ids: await due('deliveries', small, 2, 2000) },
+  ];
+  // Round by round; in a round, the developer due longest first.
+  const expected: string[] = [];
+  for (let round = 0; expected.length < 64; round++) {
+    for (const { ids } of owners) if (round < ids.length && expected.length < 64) expected.push(ids[round]!);
+  }
+
+  const claimed = await claimDeliveries(store, { now: NOW, leaseUntil: at(7_200_000), limit: 64 });
+  expect(new Set(claimed.map((delivery) => delivery.id))).toEqual(new Set(expected));
+  expect(claimed.map((delivery) => delivery.id)).toEqual(expected);
+  for (const delivery of claimed) {
+    const { who } = owners.find(({ ids }) => ids.includes(delivery.id))!;
+    expect(delivery).toMatchObject({
+      attempts: 1,
+      webhook_id: who.webhookId,
+      url: 'https://example.com/hook',
+      secret_sealed: 'x',
+      type: 'pause.cancelled',
+      payload: '{}',
+    });
+  }
+});
+
+it('settles the newer of two claims of one delivery in the same batch, with its attempt only', async () => {
+  const [a] = [await owner()];
+  await due('deliveries', a, 1, 0);
+  const [older] = (await claimDue(store, 'deliveries', { now: NOW, leaseUntil: at(3_700_000), limit: 64 })) as [Claim];
+  // Its lease ran out and this worker claimed it again before the first settle.
+  await store.db.updateTable('deliveries').set({ attempts: 2 }).where('id', '=', older.id).execute();
+  const newer = { ...older, attempts: 2 };
+  const rows = [older, newer].map((claim, i) => ({
+    claim,
+    statusCode: 200,
+    attempt: {
+      delivery_id: claim.id,
+      webhook_id: a.webhookId,
+      at: at(3_600_100 + i),
+      duration_ms: 10 + i,
+      status_code: 200,
+      response_body: null,
+      error: null,
+    },
+  }));
+
+  const settled = await settleSucceeded(store, 'deliveries', rows, NOW);
+  expect([...settled]).toEqual([[older.id, 2]]);
+  const attempts = await store.db.selectFrom('delivery_attempts').selectAll().execute();
+  expect(attempts).toHaveLength(1);
+  expect(attempts[0]).toMatchObject(rows[1]!.attempt);
 });
 
 it('settles many successes with their attempts kept: one attempt row per delivery settled, none for a claim taken over', async () => {
@@ -306,9 +365,9 @@ it('settles many successes with their attempts kept: one attempt row per deliver
   }));
 
   const settled = await settleSucceeded(store, 'deliveries', rows, NOW);
-  expect([...settled].sort()).toEqual(kept.map((claim) => claim.id).sort());
+  expect([...settled.keys()].sort()).toEqual(kept.map((claim) => claim.id).sort());
   const attempts = await store.db.selectFrom('delivery_attempts').selectAll().execute();
-  expect(attempts.map((attempt) => attempt.delivery_id).sort()).toEqual([...settled].sort());
+  expect(attempts.map((attempt) => attempt.delivery_id).sort()).toEqual([...settled.keys()].sort());
   for (const attempt of attempts) {
     const { attempt: written } = rows.find((row) => row.claim.id === attempt.delivery_id)!;
     expect(attempt).toMatchObject(written);

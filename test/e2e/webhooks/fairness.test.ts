@@ -20,6 +20,8 @@ const SLOWEST_MS = 4000;
 const WEBHOOKS = 10;
 const PAUSES = 64;
 const SECRET = 'whsec_0123456789abcdef';
+/** The outbound timeout of the service that serves a receiver turning slow (the last test). */
+const TURNING_TIMEOUT_MS = 2000;
 
 let database: TestDatabase;
 let service: ServiceProcess;
@@ -27,11 +29,14 @@ let url: string;
 let slow: HttpsReceiver;
 let fast: HttpsReceiver;
 let slowest: HttpsReceiver;
+let turning: HttpsReceiver;
+let turningDatabase: TestDatabase | undefined;
 
 beforeAll(async () => {
   slow = await startHttpsReceiver({ defaultResponse: { delayMs: SLOW_MS } });
   fast = await startHttpsReceiver();
   slowest = await startHttpsReceiver({ defaultResponse: { delayMs: SLOWEST_MS } });
+  turning = await startHttpsReceiver();
   database = await freshDatabase();
   service = await spawnService({
     databaseUrl: database.url,
@@ -44,19 +49,21 @@ beforeAll(async () => {
 afterAll(async () => {
   await killAllServices();
   await database?.drop();
+  await turningDatabase?.drop();
+  await turning?.close();
   await slow?.close();
   await fast?.close();
   await slowest?.close();
 });
 
-async function addWebhook(dev: Account, target: string) {
+async function addWebhook(dev: Account, target: string, serviceUrl = url) {
   const body = { url: target, events: ['pause.cancelled'], secret: SECRET };
-  const reply = await call(url, 'POST', '/v1/webhooks', { token: dev.test, body });
+  const reply = await call(serviceUrl, 'POST', '/v1/webhooks', { token: dev.test, body });
   expect(reply.status, reply.text).toBe(201);
 }
 
-async function cancel(dev: Account, pauseId: string) {
-  const reply = await call(url, 'DELETE', `/v1/pause/${pauseId}`, { token: dev.test });
+async function cancel(dev: Account, pauseId: string, serviceUrl = url) {
+  const reply = await call(serviceUrl, 'DELETE', `/v1/pause/${pauseId}`, { token: dev.test });
   expect(reply.status, reply.text).toBe(200);
 }
 
@@ -95,3 +102,48 @@ it("delivers a developer's event promptly while another's backlog waits on a slo
   // At most the batch in flight (SLOW_MS) and a claim; generous for a busy machine.
   expect(delivered!.receivedAt - cancelledAt).toBeLessThan(SLOW_MS + 4000);
 }, 60_000);
+
+// A's receiver answers at once while its backlog drains, so the worker claims
+// a few batches ahead; then it answers no more, and every attempt runs to the
+// outbound timeout. The rows claimed ahead must not keep B's new delivery
+// waiting for wave after wave of timeouts: about one timeout (the attempts
+// out when B's row is written), then a claim.
+it("sends another developer's delivery within about one timeout when a quick receiver turns slow", async () => {
+  const webhooks = 20;
+  const turnAfter = 300;
+  turningDatabase = await freshDatabase();
+  const other = await spawnService({
+    name: 'service-turning',
+    databaseUrl: turningDatabase.url,
+    secretKey: newSecretKey(),
+    caFile: turning.caFile,
+    env: { API_RATE_LIMIT: '100000/60', OUTBOUND_TIMEOUT_MS: String(TURNING_TIMEOUT_MS) },
+  });
+  const otherUrl = other.url!;
+  let answered = 0;
+  turning.setDefault(() => (++answered > turnAfter ? { hang: true } : {}));
+  const [a, b] = [await registerAccount(otherUrl), await registerAccount(otherUrl)];
+  for (let i = 0; i < webhooks; i++) await addWebhook(a, `${turning.url}/a/${i}`, otherUrl);
+  await addWebhook(b, `${fast.url}/after-turn`, otherUrl);
+  const flood = await Promise.all(Array.from({ length: PAUSES }, () => createPause(otherUrl, a.test)));
+  const quiet = await createPause(otherUrl, b.test);
+  await Promise.all(flood.map((pause) => cancel(a, pause.id, otherUrl)));
+
+  // Every slot is waiting on the dark receiver now.
+  await turning.waitForRequests(turnAfter + 64, 30_000);
+  const cancelledAt = Date.now();
+  await cancel(b, quiet.id, otherUrl);
+  const delivered = await waitForPath(fast, '/after-turn', 30_000);
+  // Rows claimed ahead that waited their turn would hold it two to four timeouts.
+  expect(delivered.receivedAt - cancelledAt).toBeLessThan(TURNING_TIMEOUT_MS + 1500);
+}, 90_000);
+
+async function waitForPath(receiver: HttpsReceiver, path: string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = receiver.requests.find((request) => request.path === path);
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`no request to ${path} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
