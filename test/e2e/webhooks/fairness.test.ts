@@ -21,7 +21,7 @@ const WEBHOOKS = 10;
 const PAUSES = 64;
 const SECRET = 'whsec_0123456789abcdef';
 /** The outbound timeout of the service that serves a receiver turning slow (the last test). */
-const TURNING_TIMEOUT_MS = 2000;
+const TURNING_TIMEOUT_MS = 3000;
 
 let database: TestDatabase;
 let service: ServiceProcess;
@@ -133,17 +133,8 @@ it("sends another developer's delivery within about one timeout when a quick rec
   await turning.waitForRequests(turnAfter + 64, 30_000);
   const cancelledAt = Date.now();
   await cancel(b, quiet.id, otherUrl);
-  const delivered = await waitForPath(fast, '/after-turn', 30_000);
-  // Rows claimed ahead that waited their turn would hold it two to four timeouts.
-  expect(delivered.receivedAt - cancelledAt).toBeLessThan(TURNING_TIMEOUT_MS + 1500);
+  const [delivered] = await fast.waitForRequests(1, 30_000, (request) => request.path === '/after-turn');
+  // Rows claimed ahead that waited their turn would hold it two to four
+  // timeouts; the bound leaves a loaded machine most of a second timeout.
+  expect(delivered!.receivedAt - cancelledAt).toBeLessThan(TURNING_TIMEOUT_MS + 2000);
 }, 90_000);
-
-async function waitForPath(receiver: HttpsReceiver, path: string, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = receiver.requests.find((request) => request.path === path);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no request to ${path} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
