@@ -37,6 +37,8 @@ export function prepared<Input extends object, Row>(
     const { sql, slots } = compile(store);
     const values = input as Record<string, unknown>;
     const parameters = slots.map((slot) => ('input' in slot ? values[slot.input] : slot.value));
+    const rows = trx === store.db ? store.readNow?.(sql, parameters) : undefined;
+    if (rows) return rows as Row[];
     return (await trx.executeQuery<Row>(CompiledQuery.raw(sql, parameters))).rows;
   };
 }

@@ -5,7 +5,7 @@ import { type AfterCommit, AfterCommitHooks } from './after-commit.js';
 import { groupCommitter, type Work } from './group-commit.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
-import { sqliteDialect } from './sqlite.js';
+import { RollbackSafeSqliteDialect, sqliteDialect } from './sqlite.js';
 import { WakeUps } from './wake-ups.js';
 import { trackWrites, WriteHealth } from './write-health.js';
 
@@ -36,6 +36,11 @@ export type Dialect = 'sqlite' | 'postgres';
 /** The database behind the service: one Kysely handle whichever engine runs it. */
 export interface Store {
   db: Kysely<Database>;
+  /**
+   * SQLite: the rows of a read-only statement outside a transaction, read at
+   * once (sqlite.ts); undefined where Kysely must run it. For prepared.ts.
+   */
+  readNow?: ((sql: string, parameters: readonly unknown[]) => unknown[] | undefined) | undefined;
   dialect: Dialect;
   /** The connection string, for the PostgreSQL listener that needs its own connection. */
   config: DatabaseConfig;
@@ -80,12 +85,9 @@ const warnOfFailedHook = (error: unknown) =>
 
 export function openStore(config: DatabaseConfig, options: StoreOptions = {}): Store {
   const writeHealth = new WriteHealth();
-  const db = new Kysely<Database>({
-    dialect: trackWrites(
-      config.kind === 'sqlite' ? sqliteDialect(config.path) : postgresDialect(config.url),
-      writeHealth,
-    ),
-  });
+  const dialect = config.kind === 'sqlite' ? sqliteDialect(config.path) : postgresDialect(config.url);
+  const sqlite = dialect instanceof RollbackSafeSqliteDialect ? dialect : undefined;
+  const db = new Kysely<Database>({ dialect: trackWrites(dialect, writeHealth) });
   let closed: Promise<void> | undefined;
   let probe: Promise<unknown> | undefined;
   let probedAt = Number.NEGATIVE_INFINITY;
@@ -98,6 +100,7 @@ export function openStore(config: DatabaseConfig, options: StoreOptions = {}): S
   const grouped = config.kind === 'sqlite' ? groupCommitter(db, hooks) : undefined;
   return {
     db,
+    readNow: sqlite && ((text, parameters) => sqlite.readNow(text, parameters)),
     dialect: config.kind,
     config,
     write: (work) => (grouped ? grouped(work) : transaction(work)),

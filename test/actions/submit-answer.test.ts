@@ -87,9 +87,10 @@ describe('submitPostedAnswer', () => {
   it('reads the pause once for a page’s answer with values', async () => {
     const schema = { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] };
     const pause = await createPause(service.url, dev.test, { form: { schema, values: { amount: 5 } } });
-    // The service's own database, each statement it is sent noted on its way.
+    // The service's own database, each statement it is sent noted on its way:
+    // through Kysely, or (a read outside a transaction on SQLite) at once.
     const statements: string[] = [];
-    const { db } = services.store;
+    const { db, readNow } = services.store;
     const noting = new Proxy(db, {
       get: (target, name) =>
         name === 'executeQuery'
@@ -99,7 +100,17 @@ describe('submitPostedAnswer', () => {
             }
           : Reflect.get(target, name, target),
     });
-    const store = { ...services.store, db: noting };
+    const store = {
+      ...services.store,
+      db: noting,
+      readNow:
+        readNow &&
+        ((sql: string, parameters: readonly unknown[]) => {
+          const rows = readNow(sql, parameters);
+          if (rows) statements.push(sql);
+          return rows;
+        }),
+    };
     const answered = await submitPostedAnswer({ ...services, store }, tokenOf(pause), {
       choice: 'approve',
       fields: { amount: '7' },

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
+import { prepared } from '../../src/store/prepared.js';
 import { migrateToLatest, openStore, type Store } from '../../src/store/store.js';
 import { eventually } from '../helpers/pauses.js';
 
@@ -124,4 +125,46 @@ it('gives rows as the driver would: every column by name, nulls, numbers, blobs,
     { id: 1, name: 'a', score: 1.5, data: Buffer.from([1, 2]) },
     { id: 2, name: null, score: null, data: null },
   ]);
+});
+
+it('reads a prepared statement at once outside a transaction, and never sees a transaction not yet committed', async () => {
+  folder = mkdtempSync(join(tmpdir(), 'pausepoint-sqlite-'));
+  store = openStore({ kind: 'sqlite', path: join(folder, 'db.sqlite') });
+  await migrateToLatest(store);
+  const open = store;
+  const developersNamed = prepared((db, input: { email: string }) =>
+    db.selectFrom('developers').select('id').where('email', '=', input.email),
+  );
+  const developer = (id: string) => ({
+    id,
+    email: `${id}@example.com`,
+    password_hash: 'x',
+    plan: 'free',
+    created_at: '2026-11-27T00:00:00.000Z',
+    payment_customer_id: null,
+    plan_status: null,
+    plan_event_created: null,
+  });
+  // Outside a transaction: read on the connection at once.
+  expect(open.readNow?.('select 1 as one', [])).toEqual([{ one: 1 }]);
+  // A statement that writes (RETURNING reads too) is never run that way.
+  expect(open.readNow?.("update developers set plan = 'pro' where id = 'none' returning id", [])).toBeUndefined();
+
+  // A read made while a transaction has written and not committed waits for
+  // it, and so never sees a row that is then rolled back.
+  let readDuring: Promise<unknown[]> | undefined;
+  await expect(
+    open.transaction(async (trx) => {
+      await trx.insertInto('developers').values(developer('dev_rolled_back')).execute();
+      expect(open.readNow?.('select 1 as one', [])).toBeUndefined();
+      readDuring = developersNamed(open, { email: 'dev_rolled_back@example.com' });
+      throw new Error('roll back');
+    }),
+  ).rejects.toThrow('roll back');
+  expect(await readDuring).toEqual([]);
+
+  await open.transaction(async (trx) => {
+    await trx.insertInto('developers').values(developer('dev_kept')).execute();
+  });
+  expect(await developersNamed(open, { email: 'dev_kept@example.com' })).toEqual([{ id: 'dev_kept' }]);
 });
