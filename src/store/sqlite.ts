@@ -107,16 +107,17 @@ export class RollbackSafeSqliteDialect extends SqliteDialect {
   }
 }
 
-/**
- * Kysely's SQLite driver prepares every query afresh, which costs as much as
- * running a small one. The service sends the same few statement texts over and
- * over, so each is prepared once and kept. Safe because Kysely holds the one
- * connection under a mutex: no two queries use a statement at the same time.
- */
 /** Kysely's statement, and whether it only reads (better-sqlite3's `readonly`: no RETURNING write). */
 type CachedStatement = SqliteStatement & { readonly: boolean };
 type CachedStatements = Omit<SqliteDialectDatabase, 'prepare'> & { prepare(sql: string): CachedStatement };
 
+/**
+ * Kysely's SQLite driver prepares every query afresh, which costs as much as
+ * running a small one. The service sends the same few statement texts over and
+ * over, so each is prepared once and kept. Safe because no two queries use a
+ * statement at the same time: Kysely runs them one at a time under a mutex,
+ * and readNow runs its read to the end synchronously, between them.
+ */
 function withStatementCache(database: SqliteDatabase.Database, close: () => void): CachedStatements {
   const prepared = new Map<string, CachedStatement>();
   return {
