@@ -10,6 +10,12 @@ import type { PausesTable } from './schema.js';
 /** A stored JSON column, decoded; null stays null. */
 const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
+/** Where a pause's question is sent beyond its link: what usesSlackApp reads. */
+export const decodeReach = (row: Pick<PausesTable, 'notify' | 'deliver'>): Pick<Pause, 'notify' | 'deliver'> => ({
+  notify: parseJson<PauseNotify>(row.notify),
+  deliver: parseJson<DeliveryChannel[]>(row.deliver ?? null),
+});
+
 /** A pause row as the domain sees it. */
 export function decodePause(row: PausesTable): Pause {
   return {
@@ -23,7 +29,7 @@ export function decodePause(row: PausesTable): Pause {
     expiresAt: row.expires_at,
     timeoutDefault: row.timeout_default,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-    notify: parseJson<PauseNotify>(row.notify),
+    ...decodeReach(row),
     optionsStyle: parseJson<Record<string, OptionStyle>>(row.options_style) ?? {},
     responseChoice: row.response_choice,
     responseText: row.response_text,
@@ -37,7 +43,6 @@ export function decodePause(row: PausesTable): Pause {
     remindMax: row.remind_max,
     escalation: parseJson<Escalation>(row.escalate),
     respondedBy: row.responded_by,
-    deliver: parseJson<DeliveryChannel[]>(row.deliver ?? null),
     respondedBySlack: parseJson<SlackResponder>(row.responded_by_slack ?? null),
     remindAt: row.remind_at,
     remindersSent: row.reminders_sent,

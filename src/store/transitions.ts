@@ -14,7 +14,7 @@ import type { Mode } from '../domain/keys.js';
 import { answerProblems, answerValues, type Pause, type SlackResponder, usesSlackApp } from '../domain/pause.js';
 import type { FieldProblem } from '../domain/problems.js';
 import { decides } from '../domain/votes.js';
-import { decodeEventSource, decodePause, encodeSlackResponder } from './decode.js';
+import { decodeEventSource, decodePause, decodeReach, encodeSlackResponder } from './decode.js';
 import { fanOut } from './deliveries.js';
 import { PENDING } from './literals.js';
 import { getPause } from './pauses.js';
@@ -181,15 +181,12 @@ const markResponded = (dialect: Dialect) =>
           'response_values',
           'response_edited',
           'expires_at',
+          // Whether the Slack app may have messages about it to update (usesSlackApp).
+          'notify',
+          'deliver',
           // Whether fanOut need look for webhooks: read here, in the same statement, it saves one.
           sql<number | boolean>`exists (select 1 from webhooks where webhooks.developer_id = pauses.developer_id)`.as(
             'has_webhooks',
-          ),
-          // Likewise whether it has Slack app messages to update.
-          sql<
-            number | boolean
-          >`exists (select 1 from notifications where notifications.pause_id = pauses.id and notifications.channel = 'slack' and notifications.target_sealed is null)`.as(
-            'has_slack',
           ),
         ])
     );
@@ -212,13 +209,13 @@ export async function respondToPause(store: Store, input: Answer): Promise<Trans
     );
     if (!row) return null;
     const pause = decodeEventSource(row);
-    const { has_webhooks: webhooks, has_slack: slack } = row;
+    const slack = usesSlackApp(decodeReach(row));
     // An answer from a channel's Slack buttons names who gave it.
     const slackAnswer = input.respondedBySlack ? { responded_by: input.respondedBySlack } : undefined;
     await recordEvents(store, 'pause.responded', [pause], input.now, trx, {
       payloadOf: (source) => eventPayload('pause.responded', source, input.now, slackAnswer),
-      webhooks: Boolean(webhooks),
-      slack: () => Boolean(slack),
+      webhooks: Boolean(row.has_webhooks),
+      slack: () => slack,
     });
     return { pause };
   });
