@@ -1,3 +1,4 @@
+import './ajv-equal.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import addFormats from 'ajv-formats';

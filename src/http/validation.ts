@@ -1,3 +1,4 @@
+import '../domain/ajv-equal.js';
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';

@@ -193,6 +193,35 @@ describe("a form's values", () => {
     ]);
   });
 
+  it('compares objects with fields named toString or valueOf as JSON, never calling them (ajv#2624)', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        rows: { type: 'array', maxItems: 4, uniqueItems: true, items: { type: 'object' } },
+        pinned: { const: { toString: 'a' } },
+        picked: { enum: [{ valueOf: 1 }, { valueOf: 2, toString: null }] },
+      },
+    };
+    expect(
+      formProblems(
+        { schema },
+        { rows: [{ toString: '' }, { valueOf: 0 }], pinned: { toString: 'a' }, picked: { valueOf: 1 } },
+      ),
+    ).toEqual([]);
+    expect(
+      Object.fromEntries(
+        formProblems(
+          { schema },
+          { rows: [{ toString: '' }, { toString: '' }], pinned: { toString: 'b' }, picked: { valueOf: '' } },
+        ).map((p) => [p.field, p.problem]),
+      ),
+    ).toEqual({
+      rows: 'must not repeat an item (rows.0 and rows.1 are the same)',
+      pinned: 'must be {"toString":"a"}',
+      picked: 'must be one of: {"valueOf":1}, {"valueOf":2,"toString":null}',
+    });
+  });
+
   it('compares values whatever the order of their keys', () => {
     expect(sameValues({ a: 1, b: { c: 2, d: 3 } }, { b: { d: 3, c: 2 }, a: 1 })).toBe(true);
     expect(sameValues({ a: 1 }, { a: 2 })).toBe(false);

@@ -30,6 +30,16 @@ describe('request bodies', () => {
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 
+  it('answers 400, never 500, to objects with a field named toString or valueOf where items must be unique', async () => {
+    const dev = await registerAccount(service.url);
+    const reply = await call(service.url, 'POST', '/v1/pause', {
+      token: dev.test,
+      body: { title: 'Ship?', options: ['approve', 'reject'], deliver: [{ toString: '' }, { toString: '' }] },
+    });
+    expectError(reply, 400, 'invalid_request');
+    expect(reply.body.error.details.fields.map((f: { field: string }) => f.field)).toContain('deliver.0');
+  });
+
   it('answers 400 to an empty JSON body', async () => {
     const reply = await call(service.url, 'POST', '/v1/auth/login', { rawBody: '', headers: JSON_TYPE });
     expectError(reply, 400, 'invalid_request');
