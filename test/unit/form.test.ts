@@ -199,7 +199,7 @@ describe("a form's values", () => {
       properties: {
         rows: { type: 'array', maxItems: 4, uniqueItems: true, items: { type: 'object' } },
         pinned: { const: { toString: 'a' } },
-        picked: { enum: [{ valueOf: 1 }, { valueOf: 2, toString: null }] },
+        picked: { enum: [{ valueOf: 1 }, { valueOf: 2, toString: null }] as object[] },
       },
     };
     expect(
