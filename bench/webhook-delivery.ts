@@ -49,11 +49,12 @@ import type { DeliveriesTable } from '../src/store/schema.js';
 import type { Store } from '../src/store/store.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../test/helpers/https-receiver.js';
 import { summariseProfiles } from './lib/cpu-profile.js';
+import { type CpuSampler, sampleCpu } from './lib/cpu-sampler.js';
 import { checkFlags, numberFlag, onCleanup, parseFlags, runBenchmark, tempDir } from './lib/harness.js';
 import { runLoad } from './lib/load.js';
 import { insertPausesDirectly, openBenchStore } from './lib/pauses.js';
 import type { PostLoopInput, PostLoopResult } from './lib/post-loop.js';
-import { readCpuSeconds, readMachineCpu } from './lib/proc.js';
+import { readCpuSeconds, readMachineCpu, uidOf } from './lib/proc.js';
 import { int, machineSummary, ms, pct, table, verdict } from './lib/report.js';
 import {
   type Account,
@@ -136,7 +137,7 @@ async function main(): Promise<void> {
     count,
   };
   console.log(`delivery body ${int(Buffer.byteLength(sample.body))} bytes; baseline 1 (plain undici loop)…`);
-  const before = await runBaseline(receiver, loopInput);
+  const before = await runBaseline(setup, loopInput);
 
   const service = await startService({
     database,
@@ -146,7 +147,7 @@ async function main(): Promise<void> {
   console.log(`service restarted with ROLE=all: pid ${service.pid}; releasing ${int(warmup + count)} deliveries…`);
   const drained = await drain(setup, service, warmup, count);
   console.log('baseline 2 (plain undici loop)…');
-  const after = await runBaseline(receiver, loopInput);
+  const after = await runBaseline(setup, loopInput);
 
   const latency = profileDir ? undefined : await measureLatency(setup, service, rate, seconds);
   const arrivals = [...drained.arrivals, ...(latency?.arrivals ?? [])];
@@ -270,15 +271,48 @@ interface Rate {
   cpuPerMessage: number;
   /** Connections the receiver accepted. */
   connections: number;
+  /** Where CPU went in the timed span, per message. */
+  shares: CpuShares;
 }
 
-async function runBaseline(receiver: HttpsReceiver, input: PostLoopInput): Promise<Rate> {
+/** CPU a message in the timed span, by process (seconds), and how busy the whole machine was. */
+interface CpuShares {
+  sender: number;
+  /** This process: the receiver, the CPU sampler and, during a drain, the polls for its end. */
+  receiver: number;
+  /** PostgreSQL's processes (the service's backends among them); 0 for SQLite, which runs in the service. */
+  database: number;
+  machine: number;
+  /** Of all the machine's cores. */
+  machineBusy: number;
+}
+
+/** The CPU a message from the timed arrivals' first to their last, read off the sampler. */
+function cpuShares(sampler: CpuSampler, arrivals: ReceivedRequest[], warmup: number): CpuShares {
+  const at = arrivals.map((req) => req.receivedAt);
+  const span = sampler.between(at[warmup - 1]!, at[at.length - 1]!);
+  const messages = at.filter((time) => time > span.from && time <= span.to).length;
+  return {
+    sender: span.watched / messages,
+    receiver: span.self / messages,
+    database: span.database / messages,
+    machine: span.machine / messages,
+    machineBusy: span.machine / span.seconds / cpus().length,
+  };
+}
+
+const databaseUid = (database: BenchDatabase) => (database.kind === 'postgres' ? uidOf('postgres') : undefined);
+
+async function runBaseline(setup: Setup, input: PostLoopInput): Promise<Rate> {
+  const { receiver } = setup;
   receiver.reset();
-  const { stdout } = await execFileAsync(
+  const loop = execFileAsync(
     process.execPath,
     ['--import', 'tsx', join(ROOT, 'bench/lib/post-loop.ts'), JSON.stringify(input)],
     { env: { ...process.env, NODE_EXTRA_CA_CERTS: receiver.caFile }, timeout: 5 * 60_000, cwd: ROOT },
   );
+  const sampler = sampleCpu({ watched: loop.child.pid!, databaseUid: databaseUid(setup.database) });
+  const { stdout } = await loop.finally(() => sampler.stop());
   const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as PostLoopResult;
   if (result.non2xx > 0) throw new Error(`baseline: ${result.non2xx} answers were not 2xx`);
   const arrived = receiver.requests.length;
@@ -287,6 +321,8 @@ async function runBaseline(receiver: HttpsReceiver, input: PostLoopInput): Promi
     perSecond: result.posts / result.seconds,
     cpuPerMessage: result.cpuSeconds / result.posts,
     connections: receiver.connections,
+    // The loop reports its own CPU over the timed posts; it has exited by the sampler's last reading.
+    shares: { ...cpuShares(sampler, receiver.requests, input.warmup), sender: result.cpuSeconds / result.posts },
   };
   console.log(
     `  ${int(figures.perSecond)} posts/s, ${int(figures.cpuPerMessage * 1e6)} µs CPU a post, ${figures.connections} connections`,
@@ -314,12 +350,14 @@ async function drain(setup: Setup, service: ServiceProcess, warmup: number, coun
   const total = warmup + count;
   receiver.reset();
   const cpuBefore = readCpuSeconds(service.pid);
+  const sampler = sampleCpu({ watched: service.pid, databaseUid: databaseUid(setup.database) });
   const released = Date.now();
   await setNextAttempt(store, new Date(released).toISOString());
   const arrivals = (await receiver.waitForRequests(total, 5 * 60_000)).filter((req) => req.path === HOOK_PATH);
   if (arrivals.length !== total) throw new Error(`drain: expected ${total} deliveries, got ${arrivals.length}`);
   const settled = await waitUntilSettled(setup, released + 5 * 60_000);
   const cpu = readCpuSeconds(service.pid) - cpuBefore;
+  sampler.stop();
   const at = arrivals.map((req) => req.receivedAt);
   const first = at[0]!;
   const last = at[total - 1]!;
@@ -328,6 +366,7 @@ async function drain(setup: Setup, service: ServiceProcess, warmup: number, coun
     overallPerSecond: total / ((last - first) / 1000),
     cpuPerMessage: cpu / total,
     connections: receiver.connections,
+    shares: cpuShares(sampler, arrivals, warmup),
     pickupMs: first - released,
     spanMs: last - first,
     settledMs: settled - released,
@@ -498,6 +537,7 @@ function report(input: {
     `CPU a message: service ${us(drained.cpuPerMessage)} (claim, load, sign, POST, settle) against ` +
       `${us(baselineCpu)} for the plain loop: ${pct(baselineCpu / drained.cpuPerMessage)}, the ratio if both were CPU-bound`,
   );
+  reportCpuShares(before, drained, after);
   console.log(
     `deliveries: ${int(check.succeeded)} succeeded, ${int(check.other)} other, ${int(check.duplicates)} repeated, ` +
       `${int(check.badSignatures)} bad signatures`,
@@ -516,6 +556,36 @@ function report(input: {
         `(goal p99 < ${TARGET_P99_MS} ms): ${verdict(p99 < TARGET_P99_MS)}`,
     );
   }
+}
+
+/**
+ * Each run's CPU a message by process over its timed span, and what
+ * PostgreSQL's share alone allows where the cores are what limits.
+ */
+function reportCpuShares(before: Rate, drained: Drained, after: Rate): void {
+  const row = (name: string, { shares }: Rate) => [
+    name,
+    us(shares.sender),
+    us(shares.receiver),
+    us(shares.database),
+    us(shares.machine),
+    pct(shares.machineBusy),
+  ];
+  console.log('');
+  console.log(
+    table(
+      ['timed span: CPU a message', 'sender', 'receiver (this process)', 'PostgreSQL', 'whole machine', 'machine busy'],
+      [row('plain loop, before', before), row('service drain', drained), row('plain loop, after', after)],
+    ),
+  );
+  const database = drained.shares.database;
+  if (database === 0) return;
+  const loopCpu = (before.shares.machine + after.shares.machine) / 2;
+  console.log(
+    `A post of the plain loop takes ${us(loopCpu)} of the machine's CPU; a delivery also takes ${us(database)} of ` +
+      `PostgreSQL's (claim, settle, the attempt kept). Where the cores are what limits, a service that spent no more ` +
+      `than the loop's sender would reach at most ${pct(loopCpu / (loopCpu + database))} of the loop.`,
+  );
 }
 
 function reportLatency(latency: Latency): void {

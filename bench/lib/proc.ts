@@ -1,6 +1,6 @@
 // A process's memory and CPU time as the kernel counts them, from /proc/<pid>.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 
 export interface Memory {
   /** Resident set size now, in MiB (VmRSS). */
@@ -50,3 +50,20 @@ export async function machineIdleShare(ms = 2000): Promise<number> {
   const after = readMachineCpu();
   return 1 - (after.busy - before.busy) / Math.max(1e-9, after.total - before.total);
 }
+
+/** CPU seconds so far of the live processes owned by a system user (e.g. every PostgreSQL backend of `postgres`). */
+export function readUserCpuSeconds(uid: number): number {
+  let seconds = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (entry.charCodeAt(0) > 57) continue; // not a pid
+    try {
+      if (statSync(`/proc/${entry}`).uid === uid) seconds += readCpuSeconds(Number(entry));
+    } catch {
+      // It exited while being read.
+    }
+  }
+  return seconds;
+}
+
+/** A system user's numeric id. */
+export const uidOf = (user: string): number => Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());

@@ -201,7 +201,7 @@ export async function startHttpsReceiver(options: { defaultResponse?: Responder 
   const queue: Responder[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
-  const waiters = new Set<() => void>();
+  const waiters = new Set<(received: ReceivedRequest) => void>();
   let fallback: Responder = options.defaultResponse ?? {};
   let connections = 0;
 
@@ -217,7 +217,7 @@ export async function startHttpsReceiver(options: { defaultResponse?: Responder 
         receivedAt: Date.now(),
       };
       requests.push(received);
-      for (const wake of waiters) wake();
+      for (const wake of waiters) wake(received);
 
       const responder = queue.shift() ?? fallback;
       const answer = typeof responder === 'function' ? responder(received) : responder;
@@ -276,19 +276,21 @@ export async function startHttpsReceiver(options: { defaultResponse?: Responder 
       fallback = response;
     },
     waitForRequests(count, timeoutMs = 10_000, where = () => true) {
-      const picked = () => requests.filter(where);
-      if (picked().length >= count) return Promise.resolve(picked());
+      // Each arrival is tested once: a benchmark waits here for 10,000 of them.
+      const picked = requests.filter(where);
+      if (picked.length >= count) return Promise.resolve(picked);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`expected ${count} request(s) within ${timeoutMs} ms, got ${picked().length}`));
+          reject(new Error(`expected ${count} request(s) within ${timeoutMs} ms, got ${picked.length}`));
         }, timeoutMs);
-        const check = () => {
-          const arrived = picked();
-          if (arrived.length < count) return;
+        const check = (received: ReceivedRequest) => {
+          if (!where(received)) return;
+          picked.push(received);
+          if (picked.length < count) return;
           clearTimeout(timer);
           waiters.delete(check);
-          resolve(arrived);
+          resolve(picked);
         };
         waiters.add(check);
       });
