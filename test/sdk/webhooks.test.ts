@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   type EventRecord,
   type Fetch,
@@ -10,39 +10,33 @@ import {
   verifyWebhookSignature,
 } from '../../sdk/src/index.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
-import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
 import { eventually, tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { webhookTests } from '../helpers/webhook-service.js';
 
 // The SDK's webhook and event methods against a real service that delivers to
 // a real HTTPS receiver; what it delivers is checked with the SDK's verifier.
 const SECRET = 'whsec_sdk_test_0123456789abcdef';
 
-let service: TestService;
-let receiver: HttpsReceiver;
+const webhooks = webhookTests({
+  env: { WEBHOOK_RETRY_SCHEDULE_MS: '200,200,200' },
+  defaultResponse: { status: 204, body: '' },
+});
 let dev: Account;
 let client: Pausepoint;
 
 beforeAll(async () => {
-  receiver = await startHttpsReceiver({ defaultResponse: { status: 204, body: '' } });
-  service = await startTestService({
-    env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '200,200,200' },
-    outboundCa: receiver.ca,
-  });
-  dev = await registerAccount(service.url);
-  client = new Pausepoint({ apiKey: dev.test, baseUrl: service.url });
+  dev = await registerAccount(webhooks.service.url);
+  client = new Pausepoint({ apiKey: dev.test, baseUrl: webhooks.service.url });
 });
-afterAll(async () => {
-  await service?.destroy();
-  await receiver?.close();
-});
-beforeEach(() => receiver.reset());
 
 describe('webhooks', () => {
   it('creates, lists and deletes webhooks', async () => {
-    const own = new Pausepoint({ apiKey: (await registerAccount(service.url)).test, baseUrl: service.url });
+    const own = new Pausepoint({
+      apiKey: (await registerAccount(webhooks.service.url)).test,
+      baseUrl: webhooks.service.url,
+    });
     const webhook = await own.webhooks.create({
-      url: `${receiver.url}/a`,
+      url: `${webhooks.receiver.url}/a`,
       events: ['pause.responded', 'pause.timed_out'],
       secret: SECRET,
     });
@@ -50,7 +44,7 @@ describe('webhooks', () => {
       id: expect.stringMatching(/^wh_/),
       object: 'webhook',
       mode: 'test',
-      url: `${receiver.url}/a`,
+      url: `${webhooks.receiver.url}/a`,
       events: ['pause.responded', 'pause.timed_out'],
     });
     expect(webhook).not.toHaveProperty('secret');
@@ -70,13 +64,15 @@ describe('webhooks', () => {
 
   it('lists deliveries, and the delivered body verifies and parses with the SDK', async () => {
     const webhook = await client.webhooks.create({
-      url: `${receiver.url}/hook`,
+      url: `${webhooks.receiver.url}/hook`,
       events: ['pause.responded'],
       secret: SECRET,
     });
     const pause = await client.pauses.create({ title: 'Deliver me?', allow_text: true, metadata: { ticket: 7 } });
-    await call(service.url, 'POST', `/v1/respond/${tokenOf(pause)}`, { body: { choice: 'approve', text: 'yes' } });
-    const [request] = await receiver.waitForRequests(1);
+    await call(webhooks.service.url, 'POST', `/v1/respond/${tokenOf(pause)}`, {
+      body: { choice: 'approve', text: 'yes' },
+    });
+    const [request] = await webhooks.receiver.waitForRequests(1);
     const header = request!.headers['x-service-signature'] as string;
 
     expect(await verifyWebhookSignature(request!.body, header, SECRET)).toBe(true);
@@ -112,11 +108,11 @@ describe('webhooks', () => {
 
   it('pages through deliveries and re-queues a failed one', async () => {
     const webhook = await client.webhooks.create({
-      url: `${receiver.url}/fail`,
+      url: `${webhooks.receiver.url}/fail`,
       events: ['pause.cancelled'],
       secret: SECRET,
     });
-    receiver.setDefault({ status: 500 });
+    webhooks.receiver.setDefault({ status: 500 });
     try {
       for (let i = 0; i < 3; i += 1) {
         await client.pauses.cancel((await client.pauses.create({ title: `Fail ${i}?` })).id);
@@ -128,7 +124,7 @@ describe('webhooks', () => {
       }, 15_000);
       expect(new Set(deliveries.map((delivery) => delivery.id)).size).toBe(3);
 
-      receiver.setDefault({ status: 204, body: '' });
+      webhooks.receiver.setDefault({ status: 204, body: '' });
       const retried = await client.webhooks.retryDelivery(webhook.id, deliveries[0]!.id);
       // The answer is the delivery as re-queued, whatever the worker the retry
       // woke has done since (it may have sent it already).
@@ -145,14 +141,14 @@ describe('webhooks', () => {
         expect(latest).toMatchObject({ id: deliveries[0]!.id, status: 'succeeded' });
       }, 10_000);
     } finally {
-      receiver.setDefault({ status: 204, body: '' });
+      webhooks.receiver.setDefault({ status: 204, body: '' });
       await client.webhooks.delete(webhook.id);
     }
   });
 
   it('verifies either scheme from the request headers, rotates the secret, reads attempts, enables and recovers', async () => {
     const webhook = await client.webhooks.create({
-      url: `${receiver.url}/ops`,
+      url: `${webhooks.receiver.url}/ops`,
       events: ['pause.cancelled'],
       secret: SECRET,
     });
@@ -161,7 +157,7 @@ describe('webhooks', () => {
     expect(rotated.secret).toMatch(/^whsec_/);
     const since = new Date(Date.now() - 1000).toISOString();
     await client.pauses.cancel((await client.pauses.create({ title: 'Rotated?' })).id);
-    const [request] = await receiver.waitForRequests(1);
+    const [request] = await webhooks.receiver.waitForRequests(1);
     const { headers, body } = request!;
     // The headers as Node gives them: Standard Webhooks, with both secrets during the overlap.
     expect(await verifyWebhookSignature(body, headers, rotated.secret)).toBe(true);
@@ -197,7 +193,10 @@ describe('webhooks', () => {
 
 describe('events', () => {
   it('lists events with their exact webhook payloads', async () => {
-    const own = new Pausepoint({ apiKey: (await registerAccount(service.url)).test, baseUrl: service.url });
+    const own = new Pausepoint({
+      apiKey: (await registerAccount(webhooks.service.url)).test,
+      baseUrl: webhooks.service.url,
+    });
     const pause = await own.pauses.create({ title: 'An event?' });
     await own.pauses.cancel(pause.id);
     const page = await own.events.list();
@@ -218,7 +217,11 @@ describe('events', () => {
     const fetch: Fetch = (input, init) =>
       undiciFetch(input, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>;
     onTestFinished(() => agent.destroy());
-    const own = new Pausepoint({ apiKey: (await registerAccount(service.url)).test, baseUrl: service.url, fetch });
+    const own = new Pausepoint({
+      apiKey: (await registerAccount(webhooks.service.url)).test,
+      baseUrl: webhooks.service.url,
+      fetch,
+    });
     const before = await own.pauses.create({ title: 'Before listening?' });
     await own.pauses.cancel(before.id);
 
@@ -235,7 +238,7 @@ describe('events', () => {
     const first = await own.pauses.create({ title: 'First?' });
     const second = await own.pauses.create({ title: 'Second?' });
     await own.pauses.cancel(first.id);
-    await call(service.url, 'POST', `/v1/respond/${tokenOf(second)}`, { body: { choice: 'reject' } });
+    await call(webhooks.service.url, 'POST', `/v1/respond/${tokenOf(second)}`, { body: { choice: 'reject' } });
     await eventually(() => expect(received.map((event) => event.pause_id)).toEqual([first.id, second.id]), 10_000);
     controller.abort();
     await listening;

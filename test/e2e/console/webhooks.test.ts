@@ -1,13 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { CompiledQuery, sql } from 'kysely';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pauseDeliveriesQuery } from '../../../src/store/deliveries.js';
 import { ConsoleClient, csrfIn } from '../../helpers/console.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
-import { type HttpsReceiver, startHttpsReceiver } from '../../helpers/https-receiver.js';
 import { createPause, eventually } from '../../helpers/pauses.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import { webhookTests } from '../../helpers/webhook-service.js';
 
 // The console's webhooks over HTTP (no browser): adding one (the secret made
 // by the console, shown once, and the one deliveries are signed with), the
@@ -16,37 +15,23 @@ import { startTestService, type TestService } from '../../helpers/service.js';
 // status filter, a pause's deliveries, and redelivering a failed one. Real
 // deliveries go over TLS to a receiver whose throw-away CA the service trusts.
 
-let service: TestService;
-let receiver: HttpsReceiver;
-
-beforeAll(async () => {
-  receiver = await startHttpsReceiver();
-  service = await startTestService({
-    env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '100' },
-    outboundCa: receiver.ca,
-  });
-});
-afterAll(async () => {
-  await service?.destroy();
-  await receiver?.close();
-});
-beforeEach(() => {
-  receiver.reset();
-  receiver.setDefault({ status: 200 });
-});
+const webhooks = webhookTests({ env: { WEBHOOK_RETRY_SCHEDULE_MS: '100' } });
 
 async function signedIn(): Promise<{ account: Account; client: ConsoleClient }> {
-  const account = await registerAccount(service.url);
-  const client = new ConsoleClient(service.url);
+  const account = await registerAccount(webhooks.service.url);
+  const client = new ConsoleClient(webhooks.service.url);
   await client.signIn(account.email, account.password);
   return { account, client };
 }
 
 const webhooksOf = async (key: string) =>
-  (await call(service.url, 'GET', '/v1/webhooks', { token: key })).body.data as Array<{ id: string; url: string }>;
+  (await call(webhooks.service.url, 'GET', '/v1/webhooks', { token: key })).body.data as Array<{
+    id: string;
+    url: string;
+  }>;
 
 const deliveriesOf = async (key: string, webhookId: string) =>
-  (await call(service.url, 'GET', `/v1/webhooks/${webhookId}/deliveries`, { token: key })).body.data as Array<
+  (await call(webhooks.service.url, 'GET', `/v1/webhooks/${webhookId}/deliveries`, { token: key })).body.data as Array<
     Record<string, any>
   >;
 
@@ -69,15 +54,15 @@ async function addByForm(client: ConsoleClient, form: Record<string, string>) {
 const alertIn = (html: string) => /<p class="notice error" role="alert">([^<]*)<\/p>/.exec(html)?.[1];
 
 async function cancelledPause(key: string): Promise<string> {
-  const pause = await createPause(service.url, key);
-  expect((await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: key })).status).toBe(200);
+  const pause = await createPause(webhooks.service.url, key);
+  expect((await call(webhooks.service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: key })).status).toBe(200);
   return pause.id;
 }
 
 describe('adding', () => {
   it('adds a webhook, shows its signing secret once, and deliveries are signed with it', async () => {
     const { account, client } = await signedIn();
-    const url = `${receiver.url}/hook`;
+    const url = `${webhooks.receiver.url}/hook`;
     const added = await addByForm(client, { url, 'event:pause.cancelled': 'on', 'event:pause.responded': 'on' });
     expect(added.status, added.text).toBe(201);
     const secret = /<code data-copy="" data-copy-label="the signing secret">(whsec_[A-Za-z0-9+/]{32})<\/code>/.exec(
@@ -101,7 +86,7 @@ describe('adding', () => {
     // The secret shown is the one the deliveries are signed with.
     await cancelledPause(account.test);
     // The receiver is the file's: an earlier test's retry may arrive first.
-    const [request] = await receiver.waitForRequests(1, undefined, (r) => r.path === '/hook');
+    const [request] = await webhooks.receiver.waitForRequests(1, undefined, (r) => r.path === '/hook');
     const expected = `sha256=${createHmac('sha256', secret!).update(request!.body).digest('hex')}`;
     expect(request!.headers['x-service-signature']).toBe(expected);
     // A whsec_ secret the Standard Webhooks libraries take as it is.
@@ -118,7 +103,7 @@ describe('adding', () => {
       mode: 'test',
       webhook_id: webhookId,
       webhook_id_seal: formSealIn(page.text),
-      url: `${receiver.url}/twice`,
+      url: `${webhooks.receiver.url}/twice`,
       'event:pause.cancelled': 'on',
     };
     const first = await client.post('/console/webhooks', form);
@@ -130,15 +115,17 @@ describe('adding', () => {
     expect(again.text).not.toContain('whsec_');
     expect((await webhooksOf(account.test)).map((w) => w.id)).toEqual([webhookId]);
     // A fresh form adds another.
-    expect((await addByForm(client, { url: `${receiver.url}/twice`, 'event:pause.cancelled': 'on' })).status).toBe(201);
+    expect(
+      (await addByForm(client, { url: `${webhooks.receiver.url}/twice`, 'event:pause.cancelled': 'on' })).status,
+    ).toBe(201);
     expect(await webhooksOf(account.test)).toHaveLength(2);
   });
 
   it('gives no say over the id to a form it did not seal: another account’s id is neither taken nor revealed', async () => {
     const alice = await signedIn();
-    expect((await addByForm(alice.client, { url: `${receiver.url}/a`, 'event:pause.cancelled': 'on' })).status).toBe(
-      201,
-    );
+    expect(
+      (await addByForm(alice.client, { url: `${webhooks.receiver.url}/a`, 'event:pause.cancelled': 'on' })).status,
+    ).toBe(201);
     const [theirs] = await webhooksOf(alice.account.test);
     const { account, client } = await signedIn();
     const page = await client.get('/console/webhooks?mode=test');
@@ -152,7 +139,7 @@ describe('adding', () => {
         mode: 'test',
         webhook_id: id,
         webhook_id_seal: seal,
-        url: `${receiver.url}/b`,
+        url: `${webhooks.receiver.url}/b`,
         'event:pause.cancelled': 'on',
       });
       expect(sent.status, sent.text).toBe(201);
@@ -180,7 +167,7 @@ describe('adding', () => {
     expect(notHttps.status).toBe(400);
     expect(alertIn(notHttps.text)).toBeTruthy();
 
-    const noEvents = await addByForm(client, { url: `${receiver.url}/hook` });
+    const noEvents = await addByForm(client, { url: `${webhooks.receiver.url}/hook` });
     expect(noEvents.status).toBe(400);
     expect(alertIn(noEvents.text)).toBe('Tick at least one event.');
     expect(await webhooksOf(account.test)).toEqual([]);
@@ -189,13 +176,17 @@ describe('adding', () => {
   it('refuses a webhook over the cap of 20 a mode, as the API does', async () => {
     const { account, client } = await signedIn();
     for (let i = 0; i < 20; i++) {
-      const reply = await call(service.url, 'POST', '/v1/webhooks', {
+      const reply = await call(webhooks.service.url, 'POST', '/v1/webhooks', {
         token: account.test,
-        body: { url: `${receiver.url}/hook/${i}`, events: ['pause.cancelled'], secret: 'whsec_0123456789abcdef' },
+        body: {
+          url: `${webhooks.receiver.url}/hook/${i}`,
+          events: ['pause.cancelled'],
+          secret: 'whsec_0123456789abcdef',
+        },
       });
       expect(reply.status).toBe(201);
     }
-    const over = await addByForm(client, { url: `${receiver.url}/hook/20`, 'event:pause.cancelled': 'on' });
+    const over = await addByForm(client, { url: `${webhooks.receiver.url}/hook/20`, 'event:pause.cancelled': 'on' });
     expect(over.status).toBe(400);
     expect(alertIn(over.text)).toBe('A test account has at most 20 webhooks.');
     expect(await webhooksOf(account.test)).toHaveLength(20);
@@ -204,7 +195,7 @@ describe('adding', () => {
     const live = await client.post('/console/webhooks', {
       csrf,
       mode: 'live',
-      url: `${receiver.url}/hook`,
+      url: `${webhooks.receiver.url}/hook`,
       'event:pause.cancelled': 'on',
     });
     expect(live.status).toBe(201);
@@ -215,7 +206,9 @@ describe('adding', () => {
 describe('removing', () => {
   it('asks first, and removes only on the confirmation form with its CSRF token', async () => {
     const { account, client } = await signedIn();
-    expect((await addByForm(client, { url: `${receiver.url}/gone`, 'event:pause.cancelled': 'on' })).status).toBe(201);
+    expect(
+      (await addByForm(client, { url: `${webhooks.receiver.url}/gone`, 'event:pause.cancelled': 'on' })).status,
+    ).toBe(201);
     const [webhook] = await webhooksOf(account.test);
     const path = `/console/webhooks/${webhook!.id}/remove`;
 
@@ -241,12 +234,12 @@ describe('another developer and other sites', () => {
   it("answers 404 for another developer's webhook and changes nothing", async () => {
     const { account: alice } = await signedIn();
     const { client: mallory } = await signedIn();
-    const reply = await call(service.url, 'POST', '/v1/webhooks', {
+    const reply = await call(webhooks.service.url, 'POST', '/v1/webhooks', {
       token: alice.test,
-      body: { url: `${receiver.url}/alice`, events: ['pause.cancelled'], secret: 'whsec_0123456789abcdef' },
+      body: { url: `${webhooks.receiver.url}/alice`, events: ['pause.cancelled'], secret: 'whsec_0123456789abcdef' },
     });
     const id = reply.body.id as string;
-    receiver.setDefault({ status: 500 });
+    webhooks.receiver.setDefault({ status: 500 });
     await cancelledPause(alice.test);
     let deliveryId = '';
     await eventually(async () => {
@@ -277,7 +270,7 @@ describe('another developer and other sites', () => {
   it('refuses cross-site posts, and nothing changes', async () => {
     const { account, client } = await signedIn();
     const csrf = await client.csrf('/console/webhooks?mode=test');
-    const form = { csrf, mode: 'test', url: `${receiver.url}/hook`, 'event:pause.cancelled': 'on' };
+    const form = { csrf, mode: 'test', url: `${webhooks.receiver.url}/hook`, 'event:pause.cancelled': 'on' };
     expect((await client.post('/console/webhooks', form, { origin: 'https://evil.example' })).status).toBe(403);
     expect((await client.post('/console/webhooks', form, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect(await webhooksOf(account.test)).toEqual([]);
@@ -294,14 +287,14 @@ describe('another developer and other sites', () => {
 describe('deliveries', () => {
   it('lists deliveries newest first with a status filter, on the pause too, and redelivers a failed one', async () => {
     const { account, client } = await signedIn();
-    await addByForm(client, { url: `${receiver.url}/log`, 'event:pause.cancelled': 'on' });
+    await addByForm(client, { url: `${webhooks.receiver.url}/log`, 'event:pause.cancelled': 'on' });
     const [webhook] = await webhooksOf(account.test);
     const log = `/console/webhooks/${webhook!.id}?mode=test`;
 
-    receiver.setDefault({ status: 500 });
+    webhooks.receiver.setDefault({ status: 500 });
     const failedPause = await cancelledPause(account.test);
     await eventually(async () => expect((await deliveriesOf(account.test, webhook!.id))[0]?.status).toBe('failed'));
-    receiver.setDefault({ status: 200 });
+    webhooks.receiver.setDefault({ status: 200 });
     const deliveredPause = await cancelledPause(account.test);
     await eventually(async () => {
       expect((await deliveriesOf(account.test, webhook!.id)).map((d) => d.status)).toEqual(['succeeded', 'failed']);
@@ -331,11 +324,11 @@ describe('deliveries', () => {
     // Redeliver: without the CSRF token nothing happens; with it the delivery is queued and sent.
     const redeliver = `/console/webhooks/${webhook!.id}/deliveries/${failed!.id}/redeliver`;
     expect((await client.post(redeliver, { mode: 'test' })).status).toBe(403);
-    receiver.reset();
+    webhooks.receiver.reset();
     const done = await client.post(redeliver, { mode: 'test', csrf: csrfIn(all.text) });
     expect(done.status).toBe(303);
     expect(done.location).toBe(`/console/webhooks/${webhook!.id}?mode=test&redelivered=${failed!.id}#${failed!.id}`);
-    await receiver.waitForRequests(1, undefined, (r) => r.path === '/log');
+    await webhooks.receiver.waitForRequests(1, undefined, (r) => r.path === '/log');
     await eventually(async () => {
       const again = (await deliveriesOf(account.test, webhook!.id)).find((d) => d.id === failed!.id);
       expect(again).toMatchObject({ status: 'succeeded', last_status_code: 200 });
@@ -350,9 +343,9 @@ describe('deliveries', () => {
 
   it('shows a redelivered delivery as queued again, not with the last round’s status code', async () => {
     const { account, client } = await signedIn();
-    await addByForm(client, { url: `${receiver.url}/again`, 'event:pause.cancelled': 'on' });
+    await addByForm(client, { url: `${webhooks.receiver.url}/again`, 'event:pause.cancelled': 'on' });
     const [webhook] = await webhooksOf(account.test);
-    receiver.setDefault({ status: 503 });
+    webhooks.receiver.setDefault({ status: 503 });
     await cancelledPause(account.test);
     await eventually(async () => expect((await deliveriesOf(account.test, webhook!.id))[0]?.status).toBe('failed'));
     const [failed] = await deliveriesOf(account.test, webhook!.id);
@@ -360,7 +353,7 @@ describe('deliveries', () => {
     expect((await client.get(log)).text).toContain('HTTP 503');
 
     // The receiver now holds the new attempt open: the delivery is in the queue or on its way.
-    receiver.setDefault({ hang: true });
+    webhooks.receiver.setDefault({ hang: true });
     const done = await client.post(`/console/webhooks/${webhook!.id}/deliveries/${failed!.id}/redeliver`, {
       mode: 'test',
       csrf: await client.csrf(log),
@@ -370,15 +363,15 @@ describe('deliveries', () => {
     const row = new RegExp(`<tr id="${failed!.id}">(.*?)</tr>`, 's').exec(page.text)?.[1] ?? '';
     expect(row).toContain('Queued for redelivery');
     expect(row).not.toContain('HTTP 503');
-    receiver.setDefault({ status: 200 });
+    webhooks.receiver.setDefault({ status: 200 });
   });
 
   it('pages through a long log with the cursor', async () => {
     const { account, client } = await signedIn();
-    await addByForm(client, { url: `${receiver.url}/many`, 'event:pause.cancelled': 'on' });
+    await addByForm(client, { url: `${webhooks.receiver.url}/many`, 'event:pause.cancelled': 'on' });
     const [webhook] = await webhooksOf(account.test);
     for (let i = 0; i < 27; i++) await cancelledPause(account.test);
-    const api = await call(service.url, 'GET', `/v1/webhooks/${webhook!.id}/deliveries?limit=100`, {
+    const api = await call(webhooks.service.url, 'GET', `/v1/webhooks/${webhook!.id}/deliveries?limit=100`, {
       token: account.test,
     });
     const ids = (api.body.data as Array<{ id: string }>).map((d) => d.id);
@@ -395,7 +388,7 @@ describe('deliveries', () => {
 });
 
 it("finds a pause's deliveries by index: events_by_pause, then deliveries_by_event", async () => {
-  const { db, dialect } = service.store;
+  const { db, dialect } = webhooks.service.store;
   const query = pauseDeliveriesQuery(db, { developerId: 'dev_x', mode: 'test' }, 'pause_x').compile();
   const plan =
     dialect === 'postgres'
@@ -415,7 +408,7 @@ it("finds a pause's deliveries by index: events_by_pause, then deliveries_by_eve
 describe('rotation, disabling and attempts', () => {
   it('rotates the secret on a CSRF-checked post, showing the new one once; deliveries carry both signatures', async () => {
     const { account, client } = await signedIn();
-    await addByForm(client, { url: `${receiver.url}/rotate`, 'event:pause.cancelled': 'on' });
+    await addByForm(client, { url: `${webhooks.receiver.url}/rotate`, 'event:pause.cancelled': 'on' });
     const [webhook] = await webhooksOf(account.test);
     const page = `/console/webhooks/${webhook!.id}?mode=test`;
     const csrf = await client.csrf(page);
@@ -431,7 +424,7 @@ describe('rotation, disabling and attempts', () => {
 
     await cancelledPause(account.test);
     // This webhook's delivery (the receiver is the file's: an earlier test's retry may come first).
-    const [request] = await receiver.waitForRequests(1, undefined, (r) => r.path === '/rotate');
+    const [request] = await webhooks.receiver.waitForRequests(1, undefined, (r) => r.path === '/rotate');
     const headers = request!.headers as Record<string, string>;
     expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(new StandardWebhook(secret!).verify(request!.body.toString('utf8'), headers)).toBeTruthy();
@@ -439,10 +432,10 @@ describe('rotation, disabling and attempts', () => {
 
   it('shows a webhook disabled by a 410 with why, enables it, and shows each attempt of a delivery', async () => {
     const { account, client } = await signedIn();
-    await addByForm(client, { url: `${receiver.url}/gone`, 'event:pause.cancelled': 'on' });
+    await addByForm(client, { url: `${webhooks.receiver.url}/gone`, 'event:pause.cancelled': 'on' });
     const [webhook] = await webhooksOf(account.test);
     const page = `/console/webhooks/${webhook!.id}?mode=test`;
-    receiver.respondWith({ status: 410, body: 'no such <receiver>' });
+    webhooks.receiver.respondWith({ status: 410, body: 'no such <receiver>' });
     await cancelledPause(account.test);
     await eventually(async () => expect((await client.get(page)).text).toContain('Disabled'));
     const disabled = await client.get(page);

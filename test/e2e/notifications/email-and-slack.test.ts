@@ -1,48 +1,46 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
-import { type HttpsReceiver, startHttpsReceiver } from '../../helpers/https-receiver.js';
 import { createPause, eventually, sleep } from '../../helpers/pauses.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import { startTestService } from '../../helpers/service.js';
 import { type SmtpReceiver, startSmtpReceiver } from '../../helpers/smtp.js';
+import { webhookTests } from '../../helpers/webhook-service.js';
 
 const SCHEDULE = [200, 400, 600];
 
 let smtp: SmtpReceiver;
-let slack: HttpsReceiver;
-let service: TestService;
 let dev: Account;
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver();
-  slack = await startHttpsReceiver();
-  service = await startTestService({
-    env: {
-      SMTP_URL: smtp.url,
-      EMAIL_FROM: 'pausepoint <approvals@example.com>',
-      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-      WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','),
-    },
-    outboundCa: slack.ca,
-  });
-  dev = await registerAccount(service.url);
 });
 afterAll(async () => {
-  await service?.destroy();
   await smtp?.close();
-  await slack?.close();
 });
 beforeEach(() => {
   smtp.accept();
   smtp.mails.length = 0;
-  slack.reset();
+});
+
+// Its HTTPS receiver stands in for Slack. Its hooks run after the SMTP receiver
+// starts (the service's env names it) and before it closes.
+const notifying = webhookTests({
+  env: () => ({
+    SMTP_URL: smtp.url,
+    EMAIL_FROM: 'pausepoint <approvals@example.com>',
+    WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','),
+  }),
+});
+
+beforeAll(async () => {
+  dev = await registerAccount(notifying.service.url);
 });
 
 const readPause = async (id: string, key = dev.live) =>
-  (await call(service.url, 'GET', `/v1/pause/${id}`, { token: key })).body;
+  (await call(notifying.service.url, 'GET', `/v1/pause/${id}`, { token: key })).body;
 
 describe('email', () => {
   it('sends each live recipient their own message with both parts, option links and no metadata', async () => {
-    const pause = await createPause(service.url, dev.live, {
+    const pause = await createPause(notifying.service.url, dev.live, {
       title: 'Deploy v2 to production?',
       body: 'Changes: 14 commits.\n<script>alert(1)</script>',
       options: ['approve', 'reject'],
@@ -88,7 +86,7 @@ describe('email', () => {
   });
 
   it('a link from the email preselects the option but answers nothing', async () => {
-    const pause = await createPause(service.url, dev.live, { notify: { email: ['ops@example.com'] } });
+    const pause = await createPause(notifying.service.url, dev.live, { notify: { email: ['ops@example.com'] } });
     const [mail] = await smtp.waitForMails(1);
     const link = (mail!.parsed.text ?? '').match(/- approve: (\S+)/)?.[1] ?? '';
     const page = await fetch(link);
@@ -99,7 +97,7 @@ describe('email', () => {
 
   it('retries a refusing SMTP server, then marks the notification failed', async () => {
     smtp.refuse(2);
-    const recovered = await createPause(service.url, dev.live, { notify: { email: ['later@example.com'] } });
+    const recovered = await createPause(notifying.service.url, dev.live, { notify: { email: ['later@example.com'] } });
     await smtp.waitForMails(1, 5000);
     await eventually(async () => {
       const [notification] = (await readPause(recovered.id)).notifications;
@@ -107,14 +105,14 @@ describe('email', () => {
     });
 
     smtp.refuseAll();
-    const doomed = await createPause(service.url, dev.live, { notify: { email: ['never@example.com'] } });
+    const doomed = await createPause(notifying.service.url, dev.live, { notify: { email: ['never@example.com'] } });
     await eventually(async () => {
       const [notification] = (await readPause(doomed.id)).notifications;
       expect(notification).toMatchObject({ status: 'failed', attempts: 4, sent_at: null });
       expect(notification.last_error).toMatch(/451|temporarily unavailable/i);
     }, 6000);
     expect(
-      service.logs.some(
+      notifying.service.logs.some(
         (line) => line.includes('notification failed after its last retry') && line.includes(doomed.id),
       ),
     ).toBe(true);
@@ -145,7 +143,8 @@ describe('email', () => {
 
 describe('test mode', () => {
   it('sends nothing and keeps the rendered message for the developer to read', async () => {
-    const pause = await createPause(service.url, dev.test, {
+    const slack = notifying.receiver;
+    const pause = await createPause(notifying.service.url, dev.test, {
       title: 'Refund €420?',
       metadata: { order: 'META-ORDER-1' },
       notify: { email: ['ops@example.com'], slack_webhook_url: `${slack.url}/services/T000/B000/XXXX` },
@@ -156,7 +155,7 @@ describe('test mode', () => {
     expect(slack.requests).toHaveLength(0);
 
     const email = pause.notifications.find((n: { channel: string }) => n.channel === 'email');
-    const rendered = await call(service.url, 'GET', `/v1/pause/${pause.id}/notifications/${email.id}`, {
+    const rendered = await call(notifying.service.url, 'GET', `/v1/pause/${pause.id}/notifications/${email.id}`, {
       token: dev.test,
     });
     expect(rendered.status).toBe(200);
@@ -172,22 +171,30 @@ describe('test mode', () => {
 
     const slackNote = pause.notifications.find((n: { channel: string }) => n.channel === 'slack');
     expect(slackNote.to).not.toContain('XXXX'); // the credential part of the URL is never shown
-    const slackRendered = await call(service.url, 'GET', `/v1/pause/${pause.id}/notifications/${slackNote.id}`, {
-      token: dev.test,
-    });
+    const slackRendered = await call(
+      notifying.service.url,
+      'GET',
+      `/v1/pause/${pause.id}/notifications/${slackNote.id}`,
+      {
+        token: dev.test,
+      },
+    );
     expect(JSON.parse(slackRendered.body.text).text).toBe('Decision needed: Refund €420?');
     expect(
-      (await call(service.url, 'GET', `/v1/pause/${pause.id}/notifications/${email.id}`, { token: dev.live })).status,
+      (await call(notifying.service.url, 'GET', `/v1/pause/${pause.id}/notifications/${email.id}`, { token: dev.live }))
+        .status,
     ).toBe(404);
     expect(
-      (await call(service.url, 'GET', `/v1/pause/${pause.id}/notifications/ntf_nope`, { token: dev.test })).status,
+      (await call(notifying.service.url, 'GET', `/v1/pause/${pause.id}/notifications/ntf_nope`, { token: dev.test }))
+        .status,
     ).toBe(404);
   });
 });
 
 describe('Slack', () => {
   it('posts the question with a button to the response page through the safe client', async () => {
-    const pause = await createPause(service.url, dev.live, {
+    const slack = notifying.receiver;
+    const pause = await createPause(notifying.service.url, dev.live, {
       title: 'Ship <it> & more?',
       notify: { slack_webhook_url: `${slack.url}/services/T000/B000/XXXX` },
     });
@@ -207,7 +214,7 @@ describe('Slack', () => {
     ['https://[::1]/services/x'],
     ['not a url'],
   ])('refuses %s as a Slack URL with 400 naming the field', async (url) => {
-    const reply = await call(service.url, 'POST', '/v1/pause', {
+    const reply = await call(notifying.service.url, 'POST', '/v1/pause', {
       token: dev.test,
       body: { title: 't', notify: { slack_webhook_url: url } },
     });

@@ -1,36 +1,27 @@
 import { createHmac } from 'node:crypto';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
-import { type HttpsReceiver, startHttpsReceiver } from '../../helpers/https-receiver.js';
 import { createPause, eventually, sleep, tokenOf } from '../../helpers/pauses.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import { webhookTests } from '../../helpers/webhook-service.js';
 
 // Real deliveries: the service POSTs over TLS to a real HTTPS receiver whose
 // certificate comes from a throw-away CA. Retries run on a short schedule.
 const SCHEDULE = [300, 600, 900];
 const SECRET = 'whsec_0123456789abcdef';
 
-let service: TestService;
-let receiver: HttpsReceiver;
+const webhooks = webhookTests({ env: { WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(',') } });
 let account: Account;
 
 beforeAll(async () => {
-  receiver = await startHttpsReceiver();
-  service = await startTestService({
-    env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(',') },
-    outboundCa: receiver.ca,
-  });
-  account = await registerAccount(service.url);
+  account = await registerAccount(webhooks.service.url);
 });
-afterAll(async () => {
-  await service?.destroy();
-  await receiver?.close();
-});
-beforeEach(() => receiver.reset());
 
-async function addWebhook(key: string, events: string[], url = `${receiver.url}/hook`) {
-  const reply = await call(service.url, 'POST', '/v1/webhooks', { token: key, body: { url, events, secret: SECRET } });
+async function addWebhook(key: string, events: string[], url = `${webhooks.receiver.url}/hook`) {
+  const reply = await call(webhooks.service.url, 'POST', '/v1/webhooks', {
+    token: key,
+    body: { url, events, secret: SECRET },
+  });
   expect(reply.status, reply.text).toBe(201);
   return reply.body;
 }
@@ -39,59 +30,69 @@ const sign = (body: Buffer | string, secret = SECRET) =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 async function deliveriesOf(webhookId: string, key = account.test) {
-  const reply = await call(service.url, 'GET', `/v1/webhooks/${webhookId}/deliveries`, { token: key });
+  const reply = await call(webhooks.service.url, 'GET', `/v1/webhooks/${webhookId}/deliveries`, { token: key });
   expect(reply.status).toBe(200);
   return reply.body.data as Array<Record<string, any>>;
 }
 
 describe('registration', () => {
   it('registers, lists and deletes a webhook without ever returning the secret', async () => {
-    const dev = await registerAccount(service.url);
+    const dev = await registerAccount(webhooks.service.url);
     const webhook = await addWebhook(dev.test, ['pause.responded', 'pause.cancelled']);
     expect(webhook).toEqual({
       id: expect.stringMatching(/^wh_[0-9a-z]{26}$/),
       object: 'webhook',
       mode: 'test',
-      url: `${receiver.url}/hook`,
+      url: `${webhooks.receiver.url}/hook`,
       events: ['pause.responded', 'pause.cancelled'],
       created_at: expect.any(String),
       status: 'active',
       disabled_reason: null,
     });
-    const list = await call(service.url, 'GET', '/v1/webhooks', { token: dev.test });
+    const list = await call(webhooks.service.url, 'GET', '/v1/webhooks', { token: dev.test });
     expect(list.body).toEqual({ object: 'list', data: [webhook], has_more: false });
     expect(list.text).not.toContain(SECRET);
-    expect((await call(service.url, 'GET', '/v1/webhooks', { token: dev.live })).body.data).toEqual([]);
+    expect((await call(webhooks.service.url, 'GET', '/v1/webhooks', { token: dev.live })).body.data).toEqual([]);
     // Stored sealed, not in plaintext.
-    const row = await service.store.db
+    const row = await webhooks.service.store.db
       .selectFrom('webhooks')
       .selectAll()
       .where('id', '=', webhook.id)
       .executeTakeFirst();
     expect(JSON.stringify(row)).not.toContain(SECRET);
 
-    expect((await call(service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.live })).status).toBe(404);
-    const other = await registerAccount(service.url);
-    expect((await call(service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: other.test })).status).toBe(404);
-    const deleted = await call(service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.test });
+    expect((await call(webhooks.service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.live })).status).toBe(
+      404,
+    );
+    const other = await registerAccount(webhooks.service.url);
+    expect(
+      (await call(webhooks.service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: other.test })).status,
+    ).toBe(404);
+    const deleted = await call(webhooks.service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.test });
     expect(deleted.body).toEqual({ id: webhook.id, object: 'webhook', deleted: true });
-    expect((await call(service.url, 'GET', '/v1/webhooks', { token: dev.test })).body.data).toEqual([]);
-    expect((await call(service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.test })).status).toBe(404);
+    expect((await call(webhooks.service.url, 'GET', '/v1/webhooks', { token: dev.test })).body.data).toEqual([]);
+    expect((await call(webhooks.service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.test })).status).toBe(
+      404,
+    );
   });
 
   it('admits localhost when WEBHOOK_ALLOWED_NETWORKS admits 127.0.0.1, and says how to test locally otherwise', async () => {
-    const body = { url: `https://localhost:${receiver.port}/hook`, events: ['pause.responded'], secret: SECRET };
-    const admitted = await call(service.url, 'POST', '/v1/webhooks', { token: account.test, body });
+    const body = {
+      url: `https://localhost:${webhooks.receiver.port}/hook`,
+      events: ['pause.responded'],
+      secret: SECRET,
+    };
+    const admitted = await call(webhooks.service.url, 'POST', '/v1/webhooks', { token: account.test, body });
     expect(admitted.status).toBe(201);
-    const refused = await call(service.url, 'POST', '/v1/webhooks', {
+    const refused = await call(webhooks.service.url, 'POST', '/v1/webhooks', {
       token: account.test,
-      body: { ...body, url: `https://[::1]:${receiver.port}/hook` },
+      body: { ...body, url: `https://[::1]:${webhooks.receiver.port}/hook` },
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('invalid_webhook_url');
     expect(refused.body.error.message).toContain('pausepoint listen');
     expect(refused.body.error.message).toContain('WEBHOOK_ALLOWED_NETWORKS');
-    await call(service.url, 'DELETE', `/v1/webhooks/${admitted.body.id}`, { token: account.test });
+    await call(webhooks.service.url, 'DELETE', `/v1/webhooks/${admitted.body.id}`, { token: account.test });
   });
 
   it.each([
@@ -106,8 +107,8 @@ describe('registration', () => {
     ['invalid_request', { extra: true }],
     ['invalid_request', { events: 'pause.responded' }],
   ])('refuses with %s: %j', async (code, change) => {
-    const body = { url: `${receiver.url}/hook`, events: ['pause.responded'], secret: SECRET, ...change };
-    const reply = await call(service.url, 'POST', '/v1/webhooks', { token: account.test, body });
+    const body = { url: `${webhooks.receiver.url}/hook`, events: ['pause.responded'], secret: SECRET, ...change };
+    const reply = await call(webhooks.service.url, 'POST', '/v1/webhooks', { token: account.test, body });
     expect(reply.status).toBe(400);
     expect(reply.body.error.code).toBe(code);
     expect(reply.text).not.toContain(SECRET);
@@ -116,20 +117,20 @@ describe('registration', () => {
 
 describe('delivery', () => {
   it('delivers each event type with the exact envelope, headers and signature', async () => {
-    const dev = await registerAccount(service.url);
+    const dev = await registerAccount(webhooks.service.url);
     const webhook = await addWebhook(dev.test, ['pause.responded', 'pause.timed_out', 'pause.cancelled']);
-    const answered = await createPause(service.url, dev.test, { allow_text: true, metadata: { run: 1 } });
-    const cancelled = await createPause(service.url, dev.test, { metadata: { run: 2 } });
-    const expired = await createPause(service.url, dev.test, {
+    const answered = await createPause(webhooks.service.url, dev.test, { allow_text: true, metadata: { run: 1 } });
+    const cancelled = await createPause(webhooks.service.url, dev.test, { metadata: { run: 2 } });
+    const expired = await createPause(webhooks.service.url, dev.test, {
       expires_in: 1,
       timeout_default: 'reject',
       metadata: { run: 3 },
     });
-    const answer = await call(service.url, 'POST', `/v1/respond/${tokenOf(answered)}`, {
+    const answer = await call(webhooks.service.url, 'POST', `/v1/respond/${tokenOf(answered)}`, {
       body: { choice: 'approve', text: 'ok' },
     });
-    await call(service.url, 'DELETE', `/v1/pause/${cancelled.id}`, { token: dev.test });
-    const requests = await receiver.waitForRequests(3, 5000);
+    await call(webhooks.service.url, 'DELETE', `/v1/pause/${cancelled.id}`, { token: dev.test });
+    const requests = await webhooks.receiver.waitForRequests(3, 5000);
 
     const byEvent = new Map(requests.map((r) => [JSON.parse(r.body.toString()).event, r]));
     for (const request of requests) {
@@ -180,57 +181,50 @@ describe('delivery', () => {
     // within seconds can only be the wake-up. (A bound in milliseconds against the
     // 1 s default poll failed on loaded machines, on the base as well.)
     const wokenWithinMs = 5000;
-    const idle = await startTestService({
-      env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', QUEUE_POLL_MS: '60000' },
-      outboundCa: receiver.ca,
+    const idle = await webhooks.startAnother({ QUEUE_POLL_MS: '60000' });
+    const dev = await registerAccount(idle.url);
+    const added = await call(idle.url, 'POST', '/v1/webhooks', {
+      token: dev.test,
+      body: { url: `${webhooks.receiver.url}/hook`, events: ['pause.cancelled'], secret: SECRET },
     });
-    try {
-      const dev = await registerAccount(idle.url);
-      const added = await call(idle.url, 'POST', '/v1/webhooks', {
-        token: dev.test,
-        body: { url: `${receiver.url}/hook`, events: ['pause.cancelled'], secret: SECRET },
-      });
-      expect(added.status, added.text).toBe(201);
-      for (let round = 1; round <= 5; round++) {
-        const pause = await createPause(idle.url, dev.test);
-        const cancelledAt = Date.now();
-        await call(idle.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
-        const requests = await receiver.waitForRequests(round, wokenWithinMs);
-        expect(requests[round - 1]!.receivedAt - cancelledAt).toBeLessThan(wokenWithinMs);
-      }
-    } finally {
-      await idle.destroy();
+    expect(added.status, added.text).toBe(201);
+    for (let round = 1; round <= 5; round++) {
+      const pause = await createPause(idle.url, dev.test);
+      const cancelledAt = Date.now();
+      await call(idle.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
+      const requests = await webhooks.receiver.waitForRequests(round, wokenWithinMs);
+      expect(requests[round - 1]!.receivedAt - cancelledAt).toBeLessThan(wokenWithinMs);
     }
   }, 60_000);
 
   it('sends only to webhooks of the same mode and event type', async () => {
-    const dev = await registerAccount(service.url);
+    const dev = await registerAccount(webhooks.service.url);
     const liveHook = await addWebhook(dev.live, ['pause.cancelled']);
     const testHook = await addWebhook(dev.test, ['pause.responded']);
-    const testCancelHook = await addWebhook(dev.test, ['pause.cancelled'], `${receiver.url}/test-cancel`);
-    const pause = await createPause(service.url, dev.test);
-    await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
-    const [request] = await receiver.waitForRequests(1, 3000);
+    const testCancelHook = await addWebhook(dev.test, ['pause.cancelled'], `${webhooks.receiver.url}/test-cancel`);
+    const pause = await createPause(webhooks.service.url, dev.test);
+    await call(webhooks.service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
+    const [request] = await webhooks.receiver.waitForRequests(1, 3000);
     expect(request!.path).toBe('/test-cancel');
     await sleep(300);
-    expect(receiver.requests).toHaveLength(1);
+    expect(webhooks.receiver.requests).toHaveLength(1);
     expect(await deliveriesOf(liveHook.id, dev.live)).toEqual([]);
     expect(await deliveriesOf(testHook.id, dev.test)).toEqual([]);
     expect(await deliveriesOf(testCancelHook.id, dev.test)).toHaveLength(1);
   });
 
   it('sends pause.voted, signed like every event, only to webhooks that subscribe to it', async () => {
-    const dev = await registerAccount(service.url);
-    await addWebhook(dev.test, ['pause.voted'], `${receiver.url}/votes`);
-    await addWebhook(dev.test, ['pause.responded'], `${receiver.url}/outcomes`);
-    const pause = await createPause(service.url, dev.test, {
+    const dev = await registerAccount(webhooks.service.url);
+    await addWebhook(dev.test, ['pause.voted'], `${webhooks.receiver.url}/votes`);
+    await addWebhook(dev.test, ['pause.responded'], `${webhooks.receiver.url}/outcomes`);
+    const pause = await createPause(webhooks.service.url, dev.test, {
       reviewers: [{ email: 'ann@example.com', name: 'Ann' }, { email: 'bob@example.com' }],
       quorum: 2,
       metadata: { ticket: 9 },
     });
     const [ann, bob] = pause.reviewers;
-    await call(service.url, 'POST', `/v1/respond/${tokenOf(ann)}`, { body: { choice: 'approve' } });
-    const [first] = await receiver.waitForRequests(1, 3000);
+    await call(webhooks.service.url, 'POST', `/v1/respond/${tokenOf(ann)}`, { body: { choice: 'approve' } });
+    const [first] = await webhooks.receiver.waitForRequests(1, 3000);
     expect(first!.path).toBe('/votes');
     expect(first!.headers['x-service-event']).toBe('pause.voted');
     expect(first!.headers['x-service-signature']).toBe(sign(first!.body));
@@ -246,8 +240,8 @@ describe('delivery', () => {
       votes_so_far: 1,
       metadata: { ticket: 9 },
     });
-    await call(service.url, 'POST', `/v1/respond/${tokenOf(bob)}`, { body: { choice: 'approve' } });
-    const requests = await receiver.waitForRequests(3, 3000);
+    await call(webhooks.service.url, 'POST', `/v1/respond/${tokenOf(bob)}`, { body: { choice: 'approve' } });
+    const requests = await webhooks.receiver.waitForRequests(3, 3000);
     expect(requests.map((r) => r.path).sort()).toEqual(['/outcomes', '/votes', '/votes']);
     const outcome = JSON.parse(requests.find((r) => r.path === '/outcomes')!.body.toString());
     expect(outcome.data).toMatchObject({
@@ -259,16 +253,16 @@ describe('delivery', () => {
       ],
     });
     await sleep(300);
-    expect(receiver.requests).toHaveLength(3);
+    expect(webhooks.receiver.requests).toHaveLength(3);
   });
 
   it('retries a failing endpoint at the scheduled gaps with the same bytes, then succeeds', async () => {
-    const dev = await registerAccount(service.url);
+    const dev = await registerAccount(webhooks.service.url);
     const webhook = await addWebhook(dev.test, ['pause.cancelled']);
-    receiver.respondWith({ status: 500 }, { status: 404 }, { status: 200 });
-    const pause = await createPause(service.url, dev.test);
-    await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
-    const requests = await receiver.waitForRequests(3, 5000);
+    webhooks.receiver.respondWith({ status: 500 }, { status: 404 }, { status: 200 });
+    const pause = await createPause(webhooks.service.url, dev.test);
+    await call(webhooks.service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
+    const requests = await webhooks.receiver.waitForRequests(3, 5000);
     const gaps = [requests[1]!.receivedAt - requests[0]!.receivedAt, requests[2]!.receivedAt - requests[1]!.receivedAt];
     expect(gaps[0]).toBeGreaterThanOrEqual(SCHEDULE[0]! - 20);
     expect(gaps[1]).toBeGreaterThanOrEqual(SCHEDULE[1]! - 20);
@@ -286,51 +280,61 @@ describe('delivery', () => {
   });
 
   it('makes exactly 1 + 3 attempts to a dead endpoint, marks it failed and logs it; retry re-queues it', async () => {
-    const dev = await registerAccount(service.url);
+    const dev = await registerAccount(webhooks.service.url);
     const webhook = await addWebhook(dev.test, ['pause.cancelled']);
-    receiver.setDefault({ status: 503 });
-    const pause = await createPause(service.url, dev.test);
-    await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
+    webhooks.receiver.setDefault({ status: 503 });
+    const pause = await createPause(webhooks.service.url, dev.test);
+    await call(webhooks.service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
     await eventually(async () => {
       const [delivery] = await deliveriesOf(webhook.id, dev.test);
       expect(delivery).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 503, last_error: 'HTTP 503' });
       expect(delivery?.next_attempt_at).toBeNull();
     }, 6000);
     await sleep(SCHEDULE[2]! + 300);
-    expect(receiver.requests).toHaveLength(4);
+    expect(webhooks.receiver.requests).toHaveLength(4);
     const [delivery] = await deliveriesOf(webhook.id, dev.test);
-    const logged = service.logs.map((line) => JSON.parse(line)).find((e) => e.delivery_id === delivery!.id);
+    const logged = webhooks.service.logs.map((line) => JSON.parse(line)).find((e) => e.delivery_id === delivery!.id);
     expect(logged).toMatchObject({ level: 50, webhook_id: webhook.id, error: 'HTTP 503' });
 
     // Replay by hand: same body, same signature.
-    receiver.setDefault({ status: 200 });
-    const notFailed = await call(service.url, 'POST', `/v1/webhooks/${webhook.id}/deliveries/dlv_nope/retry`, {
+    webhooks.receiver.setDefault({ status: 200 });
+    const notFailed = await call(webhooks.service.url, 'POST', `/v1/webhooks/${webhook.id}/deliveries/dlv_nope/retry`, {
       token: dev.test,
     });
     expect(notFailed.status).toBe(404);
-    const retried = await call(service.url, 'POST', `/v1/webhooks/${webhook.id}/deliveries/${delivery!.id}/retry`, {
-      token: dev.test,
-    });
+    const retried = await call(
+      webhooks.service.url,
+      'POST',
+      `/v1/webhooks/${webhook.id}/deliveries/${delivery!.id}/retry`,
+      {
+        token: dev.test,
+      },
+    );
     expect(retried.status).toBe(200);
     expect(retried.body.status).toBe('pending');
-    const requests = await receiver.waitForRequests(5, 3000);
+    const requests = await webhooks.receiver.waitForRequests(5, 3000);
     expect(requests[4]!.body.equals(requests[0]!.body)).toBe(true);
     expect(requests[4]!.headers['x-service-signature']).toBe(requests[0]!.headers['x-service-signature']);
     await eventually(async () => expect((await deliveriesOf(webhook.id, dev.test))[0]?.status).toBe('succeeded'));
-    const again = await call(service.url, 'POST', `/v1/webhooks/${webhook.id}/deliveries/${delivery!.id}/retry`, {
-      token: dev.test,
-    });
+    const again = await call(
+      webhooks.service.url,
+      'POST',
+      `/v1/webhooks/${webhook.id}/deliveries/${delivery!.id}/retry`,
+      {
+        token: dev.test,
+      },
+    );
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('delivery_not_failed');
   });
 
   it('does not follow a redirect: a 3xx is a failed attempt', async () => {
-    const dev = await registerAccount(service.url);
+    const dev = await registerAccount(webhooks.service.url);
     const webhook = await addWebhook(dev.test, ['pause.cancelled']);
-    receiver.respondWith({ redirectTo: `${receiver.url}/elsewhere` }, { status: 200 });
-    const pause = await createPause(service.url, dev.test);
-    await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
-    const requests = await receiver.waitForRequests(2, 4000);
+    webhooks.receiver.respondWith({ redirectTo: `${webhooks.receiver.url}/elsewhere` }, { status: 200 });
+    const pause = await createPause(webhooks.service.url, dev.test);
+    await call(webhooks.service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
+    const requests = await webhooks.receiver.waitForRequests(2, 4000);
     expect(requests.map((r) => r.path)).toEqual(['/hook', '/hook']);
     await eventually(async () => {
       const [delivery] = await deliveriesOf(webhook.id, dev.test);
@@ -342,53 +346,45 @@ describe('delivery', () => {
     // Its own service with a 1 s deadline (OUTBOUND_TIMEOUT_MS; 5 s by default, test/unit/config.test.ts),
     // so the test waits two seconds for two timeouts, not ten.
     const timeoutMs = 1000;
-    const strict = await startTestService({
-      env: {
-        WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-        WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','),
-        OUTBOUND_TIMEOUT_MS: String(timeoutMs),
-      },
-      outboundCa: receiver.ca,
+    const strict = await webhooks.startAnother({
+      WEBHOOK_RETRY_SCHEDULE_MS: SCHEDULE.join(','),
+      OUTBOUND_TIMEOUT_MS: String(timeoutMs),
     });
-    try {
-      const dev = await registerAccount(strict.url);
-      const added = await call(strict.url, 'POST', '/v1/webhooks', {
-        token: dev.test,
-        body: { url: `${receiver.url}/hook`, events: ['pause.cancelled'], secret: SECRET },
-      });
-      expect(added.status, added.text).toBe(201);
-      const deliveries = async () =>
-        (await call(strict.url, 'GET', `/v1/webhooks/${added.body.id}/deliveries`, { token: dev.test })).body
-          .data as Array<Record<string, any>>;
-      // Two hangs, so the timeout's error stays readable for the whole second attempt (a success
-      // clears it; with one hang it showed only for the 300 ms before the retry, which a slow poll missed).
-      receiver.respondWith({ hang: true }, { hang: true }, { status: 204 });
-      const pause = await createPause(strict.url, dev.test);
-      const started = Date.now();
-      await call(strict.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
-      await eventually(
-        async () => expect((await deliveries())[0]?.last_error).toMatch(/timed out after 1000 ms/),
-        timeoutMs + 3000,
-        100,
-      );
-      expect(Date.now() - started).toBeGreaterThanOrEqual(timeoutMs - 100);
-      await eventually(async () => expect((await deliveries())[0]?.status).toBe('succeeded'), timeoutMs * 2 + 4000);
-      // This pause's event only: the receiver is shared, and an earlier test's retry can still arrive.
-      expect(receiver.requests.filter((request) => request.body.includes(pause.id))).toHaveLength(3);
-    } finally {
-      await strict.destroy();
-    }
+    const dev = await registerAccount(strict.url);
+    const added = await call(strict.url, 'POST', '/v1/webhooks', {
+      token: dev.test,
+      body: { url: `${webhooks.receiver.url}/hook`, events: ['pause.cancelled'], secret: SECRET },
+    });
+    expect(added.status, added.text).toBe(201);
+    const deliveries = async () =>
+      (await call(strict.url, 'GET', `/v1/webhooks/${added.body.id}/deliveries`, { token: dev.test })).body
+        .data as Array<Record<string, any>>;
+    // Two hangs, so the timeout's error stays readable for the whole second attempt (a success
+    // clears it; with one hang it showed only for the 300 ms before the retry, which a slow poll missed).
+    webhooks.receiver.respondWith({ hang: true }, { hang: true }, { status: 204 });
+    const pause = await createPause(strict.url, dev.test);
+    const started = Date.now();
+    await call(strict.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
+    await eventually(
+      async () => expect((await deliveries())[0]?.last_error).toMatch(/timed out after 1000 ms/),
+      timeoutMs + 3000,
+      100,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(timeoutMs - 100);
+    await eventually(async () => expect((await deliveries())[0]?.status).toBe('succeeded'), timeoutMs * 2 + 4000);
+    // This pause's event only: the receiver is shared, and an earlier test's retry can still arrive.
+    expect(webhooks.receiver.requests.filter((request) => request.body.includes(pause.id))).toHaveLength(3);
   });
 
   it('drops pending deliveries of a deleted webhook', async () => {
-    const dev = await registerAccount(service.url);
+    const dev = await registerAccount(webhooks.service.url);
     const webhook = await addWebhook(dev.test, ['pause.cancelled']);
-    receiver.setDefault({ status: 500 });
-    const pause = await createPause(service.url, dev.test);
-    await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
-    await receiver.waitForRequests(1, 3000);
-    await call(service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.test });
+    webhooks.receiver.setDefault({ status: 500 });
+    const pause = await createPause(webhooks.service.url, dev.test);
+    await call(webhooks.service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
+    await webhooks.receiver.waitForRequests(1, 3000);
+    await call(webhooks.service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.test });
     await sleep(SCHEDULE[0]! + 500);
-    expect(receiver.requests).toHaveLength(1);
+    expect(webhooks.receiver.requests).toHaveLength(1);
   });
 });
