@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type Outcome,
   outcomeOf,
@@ -12,9 +12,8 @@ import {
   type WebhookEvent,
 } from '../../sdk/src/index.js';
 import { type Account, call, registerAccount } from '../helpers/http.js';
-import { type HttpsReceiver, startHttpsReceiver } from '../helpers/https-receiver.js';
 import { tokenOf } from '../helpers/pauses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { webhookTests } from '../helpers/webhook-service.js';
 
 // Reviewers through the SDK against a real service: create and ask with
 // reviewers, quorum, veto, reminders and escalation; each reviewer votes with
@@ -22,28 +21,18 @@ import { startTestService, type TestService } from '../helpers/service.js';
 // lists the votes; the timeline; pause.voted delivered and parsed.
 const SECRET = 'whsec_sdk_reviewers_0123456789';
 
-let service: TestService;
-let receiver: HttpsReceiver;
+const webhooks = webhookTests({ defaultResponse: { status: 204, body: '' } });
 let dev: Account;
 let client: Pausepoint;
 
 beforeAll(async () => {
-  receiver = await startHttpsReceiver({ defaultResponse: { status: 204, body: '' } });
-  service = await startTestService({
-    env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' },
-    outboundCa: receiver.ca,
-  });
-  dev = await registerAccount(service.url);
-  client = new Pausepoint({ apiKey: dev.test, baseUrl: service.url });
-});
-afterAll(async () => {
-  await service?.destroy();
-  await receiver?.close();
+  dev = await registerAccount(webhooks.service.url);
+  client = new Pausepoint({ apiKey: dev.test, baseUrl: webhooks.service.url });
 });
 
 /** A reviewer votes through their own link, as their page does; returns the service's answer. */
 async function vote(reviewer: Reviewer, choice: string, text?: string) {
-  const reply = await call(service.url, 'POST', `/v1/respond/${tokenOf(reviewer)}`, {
+  const reply = await call(webhooks.service.url, 'POST', `/v1/respond/${tokenOf(reviewer)}`, {
     body: text === undefined ? { choice } : { choice, text },
   });
   expect(reply.status, reply.text).toBe(200);
@@ -93,7 +82,7 @@ describe('create with reviewers', () => {
     ]);
     // Each reviewer's own link binds the pause and the reviewer.
     for (const reviewer of pause.reviewers) {
-      expect(reviewer.response_url).toMatch(new RegExp(`^${service.url}/r/${pause.id}\\.${reviewer.id}\\.`));
+      expect(reviewer.response_url).toMatch(new RegExp(`^${webhooks.service.url}/r/${pause.id}\\.${reviewer.id}\\.`));
     }
     expect(await client.pauses.get(pause.id)).toEqual(pause);
   });
@@ -215,7 +204,7 @@ describe('ask with reviewers', () => {
       { title: 'Plain answer?' },
       {
         onCreated: (pause) =>
-          void call(service.url, 'POST', `/v1/respond/${tokenOf(pause)}`, {
+          void call(webhooks.service.url, 'POST', `/v1/respond/${tokenOf(pause)}`, {
             body: { choice: 'approve' },
           }),
       },
@@ -258,7 +247,7 @@ describe('timeline', () => {
 describe('pause.voted', () => {
   it('is delivered to a webhook that subscribes to it, and parses typed', async () => {
     const webhook = await client.webhooks.create({
-      url: `${receiver.url}/voted`,
+      url: `${webhooks.receiver.url}/voted`,
       events: ['pause.voted', 'pause.responded'],
       secret: SECRET,
     });
@@ -272,7 +261,7 @@ describe('pause.voted', () => {
       });
       await vote(reviewerOf(pause, 'ana@example.com'), 'approve', 'ok');
       await vote(reviewerOf(pause, 'bo@example.com'), 'approve');
-      const requests = await receiver.waitForRequests(3);
+      const requests = await webhooks.receiver.waitForRequests(3);
       const events: WebhookEvent[] = [];
       for (const request of requests) {
         events.push(await parseWebhookEvent(request.body, request.headers['x-service-signature'], SECRET));

@@ -12,9 +12,8 @@ import {
   type WatchedPage,
 } from '../../helpers/browser.js';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
-import { type HttpsReceiver, startHttpsReceiver } from '../../helpers/https-receiver.js';
 import { createPause, eventually } from '../../helpers/pauses.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import { webhookTests } from '../../helpers/webhook-service.js';
 
 // The console's webhooks in a real Chromium: a developer adds a webhook
 // whose receiver (real HTTPS, a throw-away CA the service trusts) answers
@@ -23,41 +22,31 @@ import { startTestService, type TestService } from '../../helpers/service.js';
 // sees it delivered; then removes the webhook. Every new page is checked by
 // axe-core and photographed on a phone and a desktop into test-artifacts/.
 
-let service: TestService;
-let receiver: HttpsReceiver;
+const webhooks = webhookTests({ env: { WEBHOOK_RETRY_SCHEDULE_MS: '100' } });
 let browser: Browser;
 const opened: WatchedPage[] = [];
 
 beforeAll(async () => {
-  receiver = await startHttpsReceiver();
-  [service, browser] = await Promise.all([
-    startTestService({
-      env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '100' },
-      outboundCa: receiver.ca,
-    }),
-    launchBrowser(),
-  ]);
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
   await browser?.close();
-  await service?.destroy();
-  await receiver?.close();
 });
 
 // Only the service's origin is contacted, with no script error or CSP
 // violation; Chromium's note on the one deliberate 400 (a refused URL) aside.
 afterEach(async () => {
-  await closeCleanPages(opened.splice(0), new URL(service.url).origin, [400]);
+  await closeCleanPages(opened.splice(0), new URL(webhooks.service.url).origin, [400]);
 });
 
-const signIn = (page: Page, account: Account) => signInToConsole(page, service.url, account);
+const signIn = (page: Page, account: Account) => signInToConsole(page, webhooks.service.url, account);
 
 it('adds a webhook, sees a failed delivery on the pause and in the log, redelivers it, and removes it', async () => {
   const watched = await openWatchedPage(browser, { viewport: DESKTOP });
   opened.push(watched);
   const { page } = watched;
-  const account = await registerAccount(service.url);
+  const account = await registerAccount(webhooks.service.url);
   await signIn(page, account);
 
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click();
@@ -71,8 +60,8 @@ it('adds a webhook, sees a failed delivery on the pause and in the log, redelive
   await expect.poll(() => page.getByRole('alert').count()).toBe(1);
   await look(page, 'webhooks-error');
 
-  const url = `${receiver.url}/hooks/pausepoint`;
-  receiver.setDefault({ status: 500, body: 'database is down' });
+  const url = `${webhooks.receiver.url}/hooks/pausepoint`;
+  webhooks.receiver.setDefault({ status: 500, body: 'database is down' });
   await page.getByLabel('URL').fill(url);
   await page.getByLabel('pause.voted').check();
   await page.getByRole('button', { name: 'Add the webhook' }).click();
@@ -81,15 +70,15 @@ it('adds a webhook, sees a failed delivery on the pause and in the log, redelive
   expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
   await expect.poll(() => page.getByRole('button', { name: 'Copy the signing secret' }).count()).toBe(1);
   await look(page, 'webhooks-added');
-  await page.goto(`${service.url}/console/webhooks`);
+  await page.goto(`${webhooks.service.url}/console/webhooks`);
   await page.getByRole('link', { name: url, exact: true }).waitFor();
   expect(await page.content()).not.toContain(secret);
   await look(page, 'webhooks');
   // A long URL wraps only after a / . ? & = or -, never inside a word, however wide the Events column is.
-  const long = `${receiver.url}/hooks/pausepoint/deliveries-from-production/approvals?team=platform&environment=production`;
+  const long = `${webhooks.receiver.url}/hooks/pausepoint/deliveries-from-production/approvals?team=platform&environment=production`;
   expect(
     (
-      await call(service.url, 'POST', '/v1/webhooks', {
+      await call(webhooks.service.url, 'POST', '/v1/webhooks', {
         token: account.live,
         body: {
           url: long,
@@ -99,7 +88,7 @@ it('adds a webhook, sees a failed delivery on the pause and in the log, redelive
       })
     ).status,
   ).toBe(201);
-  await page.goto(`${service.url}/console/webhooks`);
+  await page.goto(`${webhooks.service.url}/console/webhooks`);
   for (const width of [DESKTOP.width, 700, PHONE.width]) {
     await page.setViewportSize({ ...DESKTOP, width });
     const lines = await linesOf(page.getByRole('link', { name: long, exact: true }));
@@ -108,25 +97,27 @@ it('adds a webhook, sees a failed delivery on the pause and in the log, redelive
   }
   await page.setViewportSize(DESKTOP);
   await call(
-    service.url,
+    webhooks.service.url,
     'DELETE',
-    `/v1/webhooks/${(await call(service.url, 'GET', '/v1/webhooks', { token: account.live })).body.data.find((w: { url: string }) => w.url === long).id}`,
+    `/v1/webhooks/${(await call(webhooks.service.url, 'GET', '/v1/webhooks', { token: account.live })).body.data.find((w: { url: string }) => w.url === long).id}`,
     { token: account.live },
   );
-  await page.goto(`${service.url}/console/webhooks`);
+  await page.goto(`${webhooks.service.url}/console/webhooks`);
 
   // A pause created and cancelled through the API: its event fails to deliver.
-  const pause = await createPause(service.url, account.live, { title: 'Ship the release?' });
-  expect((await call(service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: account.live })).status).toBe(200);
-  const [webhook] = (await call(service.url, 'GET', '/v1/webhooks', { token: account.live })).body.data;
+  const pause = await createPause(webhooks.service.url, account.live, { title: 'Ship the release?' });
+  expect((await call(webhooks.service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: account.live })).status).toBe(
+    200,
+  );
+  const [webhook] = (await call(webhooks.service.url, 'GET', '/v1/webhooks', { token: account.live })).body.data;
   await eventually(async () => {
     const [delivery] = (
-      await call(service.url, 'GET', `/v1/webhooks/${webhook.id}/deliveries`, { token: account.live })
+      await call(webhooks.service.url, 'GET', `/v1/webhooks/${webhook.id}/deliveries`, { token: account.live })
     ).body.data;
     expect(delivery?.status).toBe('failed');
   });
 
-  await page.goto(`${service.url}/console/pauses/${pause.id}`);
+  await page.goto(`${webhooks.service.url}/console/pauses/${pause.id}`);
   const section = page.getByRole('region', { name: 'Webhook deliveries' });
   await section.getByText('HTTP 500').waitFor();
   await section.getByText('Failed').waitFor();
@@ -145,51 +136,51 @@ it('adds a webhook, sees a failed delivery on the pause and in the log, redelive
   await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
 
   // The receiver is fixed; Redeliver sends it again.
-  receiver.reset();
-  receiver.setDefault({ status: 200 });
+  webhooks.receiver.reset();
+  webhooks.receiver.setDefault({ status: 200 });
   await page.getByRole('button', { name: /^Redeliver/ }).click();
   await page.getByText('The delivery is queued to be sent again.').waitFor();
-  await receiver.waitForRequests(1);
+  await webhooks.receiver.waitForRequests(1);
   await expect
     .poll(
       async () => {
-        await page.goto(`${service.url}/console/webhooks/${webhook.id}`);
+        await page.goto(`${webhooks.service.url}/console/webhooks/${webhook.id}`);
         return page.locator('tbody tr').first().locator('.status').textContent();
       },
       { timeout: 10_000 },
     )
     .toBe('Delivered');
   expect(await page.getByRole('button', { name: /^Redeliver/ }).count()).toBe(0);
-  await page.goto(`${service.url}/console/pauses/${pause.id}`);
+  await page.goto(`${webhooks.service.url}/console/pauses/${pause.id}`);
   await section.getByText('HTTP 200').waitFor();
 
   // Removing asks first.
-  await page.goto(`${service.url}/console/webhooks/${webhook.id}`);
+  await page.goto(`${webhooks.service.url}/console/webhooks/${webhook.id}`);
   await page.getByRole('link', { name: 'Remove this webhook…' }).click();
   await page.getByRole('heading', { name: url }).waitFor();
   await look(page, 'webhook-remove');
   await page.getByRole('button', { name: 'Remove the webhook' }).click();
   await page.getByText('The webhook is removed.').waitFor();
   await page.getByText('No live webhooks yet.').waitFor();
-  expect((await call(service.url, 'GET', '/v1/webhooks', { token: account.live })).body.data).toEqual([]);
+  expect((await call(webhooks.service.url, 'GET', '/v1/webhooks', { token: account.live })).body.data).toEqual([]);
 }, 120_000);
 
 it('works without JavaScript, on a phone: add a test webhook, see its secret, remove it', async () => {
   const watched = await openWatchedPage(browser, { viewport: PHONE, javaScriptEnabled: false });
   opened.push(watched);
   const { page } = watched;
-  const account = await registerAccount(service.url);
+  const account = await registerAccount(webhooks.service.url);
   await signIn(page, account);
-  await page.goto(`${service.url}/console/webhooks`);
+  await page.goto(`${webhooks.service.url}/console/webhooks`);
   await page.getByRole('link', { name: 'Test' }).click();
-  await page.getByLabel('URL').fill(`${receiver.url}/nojs`);
+  await page.getByLabel('URL').fill(`${webhooks.receiver.url}/nojs`);
   await page.getByRole('button', { name: 'Add the webhook' }).click();
   const secret = (await page.locator('code[data-copy-label="the signing secret"]').textContent())!;
   expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
-  const [webhook] = (await call(service.url, 'GET', '/v1/webhooks', { token: account.test })).body.data;
+  const [webhook] = (await call(webhooks.service.url, 'GET', '/v1/webhooks', { token: account.test })).body.data;
   expect(webhook.events).toEqual(['pause.responded', 'pause.timed_out', 'pause.cancelled']);
   await page.getByRole('link', { name: /^Remove/ }).click();
   await page.getByRole('button', { name: 'Remove the webhook' }).click();
   await page.getByText('The webhook is removed.').waitFor();
-  expect((await call(service.url, 'GET', '/v1/webhooks', { token: account.test })).body.data).toEqual([]);
+  expect((await call(webhooks.service.url, 'GET', '/v1/webhooks', { token: account.test })).body.data).toEqual([]);
 }, 60_000);
