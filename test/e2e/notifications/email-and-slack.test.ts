@@ -21,8 +21,9 @@ beforeEach(() => {
   smtp.mails.length = 0;
 });
 
-// Its HTTPS receiver stands in for Slack. Its hooks run after the SMTP receiver
-// starts (the service's env names it) and before it closes.
+// The service that notifies; its HTTPS receiver stands in for Slack. Set up
+// after the SMTP receiver's hooks, so the service starts once the SMTP receiver
+// listens (its env names it) and stops before that closes.
 const notifying = webhookTests({
   env: () => ({
     SMTP_URL: smtp.url,
