@@ -32,6 +32,7 @@ import {
   type Pause,
 } from '../domain/pause.js';
 import { billingPeriod, quotaOf } from '../domain/plans.js';
+import { repeatProblem } from '../domain/schema-errors.js';
 import { MAX_SLACK_CHANNEL_LENGTH, SLACK_CHANNEL_PATTERN } from '../domain/slack.js';
 import { formatBytes, formatSeconds } from '../domain/units.js';
 import {
@@ -446,6 +447,14 @@ export function newPauseProblems(request: Unchecked<NewPause>, now: Date): Field
     }
   }
   const optionList = Array.isArray(options) ? options.filter((o): o is string => typeof o === 'string') : [];
+  if (Array.isArray(request.options)) {
+    // Ajv's uniqueItems keys an object by each string, which misses a repeated "__proto__".
+    const list: unknown[] = request.options;
+    const repeated = list.findIndex((option, index) => typeof option === 'string' && list.indexOf(option) !== index);
+    if (repeated !== -1) {
+      problems.push({ field: 'options', problem: repeatProblem('options', list.indexOf(list[repeated]), repeated) });
+    }
+  }
   problems.push(...reviewerProblems(request, optionList, expiresInMs));
   problems.push(...typedAnswerProblems(request, optionList));
   return problems;

@@ -45,6 +45,10 @@ export interface Form {
 export const OPTION_STYLES = ['primary', 'danger'] as const;
 export type OptionStyle = (typeof OPTION_STYLES)[number];
 
+/** How an option is shown: its own entry of options_style only (an option may be named `toString` or `__proto__`). */
+export const styleOf = (styles: Record<string, OptionStyle>, option: string): OptionStyle | undefined =>
+  Object.hasOwn(styles, option) ? styles[option] : undefined;
+
 /** The most fields a form may have (its schema's top-level properties). */
 export const MAX_FORM_PROPERTIES = 30;
 /** The most bytes a form's schema may take as JSON. */

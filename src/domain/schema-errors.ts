@@ -160,10 +160,8 @@ function keywordProblem(keyword: string, params: Params, field: string): string 
       return `must have at least ${plural(params.limit, 'field')}`;
     case 'maxProperties':
       return `must have at most ${plural(params.limit, 'field')}`;
-    case 'uniqueItems': {
-      const [first, second] = [Number(params.i), Number(params.j)].sort((a, b) => a - b);
-      return `must not repeat an item (${field}.${first} and ${field}.${second} are the same)`;
-    }
+    case 'uniqueItems':
+      return repeatProblem(field, Number(params.i), Number(params.j));
     case 'enum':
       return `must be one of: ${((params.allowedValues as unknown[]) ?? []).map(shown).join(', ')}`;
     case 'const':
@@ -183,4 +181,10 @@ function keywordProblem(keyword: string, params: Params, field: string): string 
     default:
       return 'is not valid';
   }
+}
+
+/** The problem of a list that holds the same item at indexes `i` and `j`. */
+export function repeatProblem(field: string, i: number, j: number): string {
+  const [first, second] = [i, j].sort((a, b) => a - b);
+  return `must not repeat an item (${field}.${first} and ${field}.${second} are the same)`;
 }

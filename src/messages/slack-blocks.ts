@@ -1,4 +1,4 @@
-import type { OptionStyle } from '../domain/form.js';
+import { type OptionStyle, styleOf } from '../domain/form.js';
 import { type Choice, FIELD_PREFIX, type FormField } from '../domain/form-fields.js';
 import { formatUtc } from '../domain/time-format.js';
 
@@ -56,7 +56,7 @@ export function slackQuestion(question: SlackQuestion): SlackMessage {
     type: 'actions',
     block_id: `${ACTIONS_BLOCK_PREFIX}${question.pauseId}`,
     elements: question.options.map((option, index) => {
-      const style = question.optionsStyle[option];
+      const style = styleOf(question.optionsStyle, option);
       return {
         type: 'button',
         action_id: `${ANSWER_ACTION}_${index}`,

@@ -1,5 +1,6 @@
 import type { Child } from '@pausepoint/jsx';
 import type { Question } from '../actions/answer-pause.js';
+import { styleOf } from '../domain/form.js';
 import { MAX_TEXT_LENGTH } from '../domain/pause.js';
 import { formatTimeLeft } from '../domain/time-format.js';
 import type { ApiError } from '../errors.js';
@@ -135,8 +136,9 @@ function AnswerForm({ state, noun = 'answer', extras = {} }: { state: PageState;
   // option is shown as the one to press. The option the reader picked in
   // their email is marked, for them to confirm.
   const classOf = (option: string) =>
-    [question.options_style[option], option === preselected ? 'picked' : undefined].filter(Boolean).join(' ') ||
-    undefined;
+    [styleOf(question.options_style, option), option === preselected ? 'picked' : undefined]
+      .filter(Boolean)
+      .join(' ') || undefined;
   const { form } = question;
   const textProblem = refused?.problems.find((p) => p.field === 'text')?.problem;
   const textDescribedBy = [`${id}-hint`, textProblem && `${id}-error`].filter(Boolean).join(' ');

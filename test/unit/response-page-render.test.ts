@@ -31,6 +31,15 @@ describe('renderQuestionPage', () => {
     });
     expect(styled).toContain('value="approve" class="primary"');
     expect(styled).toContain('value="reject" class="danger"');
+    // Options named after what every object inherits are styled by options_style's own entries only.
+    const inherited = renderQuestionPage({
+      question: { ...question, options: ['__proto__', 'toString', 'constructor'] },
+      action: '/r/token',
+      now: new Date('2030-01-15T15:00:00.000Z'),
+    });
+    expect(inherited).toContain('<button type="submit" name="choice" value="__proto__">');
+    expect(inherited).toContain('<button type="submit" name="choice" value="toString">');
+    expect(inherited).toContain('<button type="submit" name="choice" value="constructor">');
   });
 
   it('draws a form’s inputs prefilled with the proposed values (escaped), and says which options need a reason', () => {

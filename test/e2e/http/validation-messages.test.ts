@@ -27,6 +27,19 @@ function fieldsOf(reply: Reply): { field: string; problem: string }[] {
 }
 
 describe('a body with several bad fields', () => {
+  it('refuses a repeated option even when it is "__proto__", which ajv\'s uniqueItems misses', async () => {
+    for (const options of [
+      ['__proto__', '__proto__'],
+      ['approve', '__proto__', 'reject', '__proto__'],
+    ]) {
+      const reply = await createPause({ title: 'Ship?', options });
+      const [first, second] = [options.indexOf('__proto__'), options.lastIndexOf('__proto__')];
+      expect(fieldsOf(reply)).toEqual([
+        { field: 'options', problem: `must not repeat an item (options.${first} and options.${second} are the same)` },
+      ]);
+    }
+  });
+
   it('names every bad field, each once, in plain words, and the message says the same', async () => {
     const reply = await createPause({
       title: '',
