@@ -43,6 +43,7 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import { Agent, request } from 'undici';
 import { BATCH_SIZE } from '../src/actions/deliveries.js';
 import type { DeliveriesTable } from '../src/store/schema.js';
@@ -54,7 +55,7 @@ import { checkFlags, numberFlag, onCleanup, parseFlags, runBenchmark, tempDir } 
 import { runLoad } from './lib/load.js';
 import { insertPausesDirectly, openBenchStore } from './lib/pauses.js';
 import type { PostLoopInput, PostLoopResult } from './lib/post-loop.js';
-import { readCpuSeconds, readMachineCpu, uidOf } from './lib/proc.js';
+import { parentOf, readCpuSeconds, readMachineCpu } from './lib/proc.js';
 import { int, machineSummary, ms, pct, table, verdict } from './lib/report.js';
 import {
   type Account,
@@ -91,6 +92,8 @@ interface Setup {
   webhookId: string;
   secret: string;
   env: Record<string, string>;
+  /** PostgreSQL's postmaster when it runs here (databaseServerOf). */
+  databaseServer: number | undefined;
 }
 
 async function main(): Promise<void> {
@@ -121,7 +124,8 @@ async function main(): Promise<void> {
   const account = await register(api.url);
   const secret = randomBytes(32).toString('hex');
   const webhookId = await addWebhook(api.url, account.testKey, `${receiver.url}${HOOK_PATH}`, secret);
-  const setup: Setup = { database, receiver, store, account, webhookId, secret, env };
+  const setup: Setup = { database, receiver, store, account, webhookId, secret, env, databaseServer: undefined };
+  setup.databaseServer = await databaseServerOf(setup);
   const fill = await makeBacklog(setup, api.url, warmup + count);
   await api.stop();
   await parkDeliveries(store);
@@ -154,7 +158,11 @@ async function main(): Promise<void> {
   await waitUntilSettled(setup, Date.now() + 60_000);
   const check = await checkDeliveries(setup, arrivals, warmup + count + (latency?.events ?? 0));
 
-  report({ count, warmup, before, after, drained, latency, check, target: TARGET_RATIO[database.kind] });
+  report({
+    ...{ count, warmup, before, after, drained, latency, check },
+    target: TARGET_RATIO[database.kind],
+    databaseCounted: setup.databaseServer !== undefined,
+  });
   if (profileDir) {
     console.log('\nNOTE: the service ran under --cpu-prof, which slows it; use a run without it for the figures.');
     console.log('The latency part was skipped; the profile covers start-up and the drain.');
@@ -301,7 +309,16 @@ function cpuShares(sampler: CpuSampler, arrivals: ReceivedRequest[], warmup: num
   };
 }
 
-const databaseUid = (database: BenchDatabase) => (database.kind === 'postgres' ? uidOf('postgres') : undefined);
+/**
+ * PostgreSQL's postmaster, the parent of this benchmark's backend, when it runs
+ * on this machine; undefined for SQLite (it runs in the service) or a server
+ * elsewhere. Its whole cluster is counted: run nothing else on it meanwhile.
+ */
+async function databaseServerOf(setup: Pick<Setup, 'database' | 'store'>): Promise<number | undefined> {
+  if (setup.database.kind !== 'postgres') return undefined;
+  const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(setup.store.db);
+  return parentOf(Number(rows[0]?.pid));
+}
 
 async function runBaseline(setup: Setup, input: PostLoopInput): Promise<Rate> {
   const { receiver } = setup;
@@ -311,7 +328,7 @@ async function runBaseline(setup: Setup, input: PostLoopInput): Promise<Rate> {
     ['--import', 'tsx', join(ROOT, 'bench/lib/post-loop.ts'), JSON.stringify(input)],
     { env: { ...process.env, NODE_EXTRA_CA_CERTS: receiver.caFile }, timeout: 5 * 60_000, cwd: ROOT },
   );
-  const sampler = sampleCpu({ watched: loop.child.pid!, databaseUid: databaseUid(setup.database) });
+  const sampler = sampleCpu({ watched: loop.child.pid!, databaseServer: setup.databaseServer });
   const { stdout } = await loop.finally(() => sampler.stop());
   const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as PostLoopResult;
   if (result.non2xx > 0) throw new Error(`baseline: ${result.non2xx} answers were not 2xx`);
@@ -350,7 +367,7 @@ async function drain(setup: Setup, service: ServiceProcess, warmup: number, coun
   const total = warmup + count;
   receiver.reset();
   const cpuBefore = readCpuSeconds(service.pid);
-  const sampler = sampleCpu({ watched: service.pid, databaseUid: databaseUid(setup.database) });
+  const sampler = sampleCpu({ watched: service.pid, databaseServer: setup.databaseServer });
   const released = Date.now();
   await setNextAttempt(store, new Date(released).toISOString());
   const arrivals = (await receiver.waitForRequests(total, 5 * 60_000)).filter((req) => req.path === HOOK_PATH);
@@ -501,6 +518,8 @@ function report(input: {
   check: Check;
   /** The throughput ratio to reach. */
   target: number;
+  /** Whether PostgreSQL's processes were costed (it runs on this machine). */
+  databaseCounted: boolean;
 }): void {
   const { count, warmup, before, after, drained, latency, check } = input;
   const baseline = (before.perSecond + after.perSecond) / 2;
@@ -537,7 +556,7 @@ function report(input: {
     `CPU a message: service ${us(drained.cpuPerMessage)} (claim, load, sign, POST, settle) against ` +
       `${us(baselineCpu)} for the plain loop: ${pct(baselineCpu / drained.cpuPerMessage)}, the ratio if both were CPU-bound`,
   );
-  reportCpuShares(before, drained, after);
+  reportCpuShares(before, drained, after, input.databaseCounted);
   console.log(
     `deliveries: ${int(check.succeeded)} succeeded, ${int(check.other)} other, ${int(check.duplicates)} repeated, ` +
       `${int(check.badSignatures)} bad signatures`,
@@ -560,14 +579,14 @@ function report(input: {
 
 /**
  * Each run's CPU a message by process over its timed span, and what
- * PostgreSQL's share alone allows where the cores are what limits.
+ * PostgreSQL's share alone allows a service that spent no more than the loop.
  */
-function reportCpuShares(before: Rate, drained: Drained, after: Rate): void {
+function reportCpuShares(before: Rate, drained: Drained, after: Rate, databaseCounted: boolean): void {
   const row = (name: string, { shares }: Rate) => [
     name,
     us(shares.sender),
     us(shares.receiver),
-    us(shares.database),
+    databaseCounted ? us(shares.database) : 'n/a',
     us(shares.machine),
     pct(shares.machineBusy),
   ];
@@ -578,13 +597,16 @@ function reportCpuShares(before: Rate, drained: Drained, after: Rate): void {
       [row('plain loop, before', before), row('service drain', drained), row('plain loop, after', after)],
     ),
   );
+  if (!databaseCounted) return;
   const database = drained.shares.database;
-  if (database === 0) return;
   const loopCpu = (before.shares.machine + after.shares.machine) / 2;
+  const loopBusy = (before.shares.machineBusy + after.shares.machineBusy) / 2;
+  const atLoopsUse = loopCpu / (loopCpu + database);
   console.log(
     `A post of the plain loop takes ${us(loopCpu)} of the machine's CPU; a delivery also takes ${us(database)} of ` +
-      `PostgreSQL's (claim, settle, the attempt kept). Where the cores are what limits, a service that spent no more ` +
-      `than the loop's sender would reach at most ${pct(loopCpu / (loopCpu + database))} of the loop.`,
+      `PostgreSQL's (claim, settle, the attempt kept). A service that spent no more than the loop's sender would ` +
+      `reach at most ${pct(atLoopsUse)} of the loop with the machine as busy as the loop keeps it ` +
+      `(${pct(loopBusy)}), and ${pct(atLoopsUse / loopBusy)} with every core busy.`,
   );
 }
 

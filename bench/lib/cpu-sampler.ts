@@ -2,7 +2,7 @@
 // known only afterwards (from the first timed arrival at a receiver to the
 // last) can be costed exactly: per process, for the database server's
 // processes, for this process and for the whole machine.
-import { readCpuSeconds, readMachineCpu, readUserCpuSeconds } from './proc.js';
+import { readCpuSeconds, readMachineCpu, readProcessTreeCpuSeconds } from './proc.js';
 
 const SAMPLE_MS = 50;
 
@@ -11,7 +11,7 @@ interface Sample {
   at: number;
   machine: number;
   self: number;
-  /** The processes of the database server's system user; 0 without one. */
+  /** The database server's processes (its postmaster and backends); 0 without one. */
   database: number;
   /** The watched process (the sender); NaN once it has exited. */
   watched: number;
@@ -37,10 +37,11 @@ export interface CpuSampler {
 }
 
 /**
- * Samples until stopped. `databaseUid` is the system user whose processes are
- * the database server's (PostgreSQL's backends); `watched`, the sender's pid.
+ * Samples until stopped. `databaseServer` is the pid of the database server's
+ * parent process (PostgreSQL's postmaster), counted with its children;
+ * `watched`, the sender's pid.
  */
-export function sampleCpu(input: { watched: number; databaseUid?: number }): CpuSampler {
+export function sampleCpu(input: { watched: number; databaseServer?: number | undefined }): CpuSampler {
   const samples: Sample[] = [];
   const read = () => {
     const { user, system } = process.cpuUsage();
@@ -54,7 +55,7 @@ export function sampleCpu(input: { watched: number; databaseUid?: number }): Cpu
       at: Date.now(),
       machine: readMachineCpu().busy,
       self: (user + system) / 1e6,
-      database: input.databaseUid === undefined ? 0 : readUserCpuSeconds(input.databaseUid),
+      database: input.databaseServer === undefined ? 0 : readProcessTreeCpuSeconds(input.databaseServer),
       watched,
     });
   };

@@ -1,6 +1,6 @@
 // A process's memory and CPU time as the kernel counts them, from /proc/<pid>.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface Memory {
   /** Resident set size now, in MiB (VmRSS). */
@@ -21,18 +21,55 @@ export function readMemory(pid: number): Memory {
 
 let ticksPerSecond: number | undefined;
 
-/** User plus system CPU seconds the process has used so far (/proc/<pid>/stat). */
-export function readCpuSeconds(pid: number): number {
-  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+/** The fields of /proc/<pid>/stat after the parenthesised command name: field N (1-based, as proc(5) numbers them) is at N - 3. */
+function statFields(pid: number | string): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+const clockTicks = () => {
+  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  return ticksPerSecond;
+};
+
+/** User plus system CPU seconds the process has used so far (/proc/<pid>/stat: utime, stime). */
+export function readCpuSeconds(pid: number): number {
+  const fields = statFields(pid);
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+}
+
+/**
+ * CPU seconds so far of a server process and its children (PostgreSQL's
+ * postmaster and its backends): the live ones' own, and the parent's count of
+ * those that have exited (cutime, cstime), so a backend that ends mid-span
+ * takes nothing with it.
+ */
+export function readProcessTreeCpuSeconds(parent: number): number {
+  const own = statFields(parent);
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const entry of readdirSync('/proc')) {
+    if (entry.charCodeAt(0) > 57) continue; // not a pid
+    try {
+      const fields = statFields(entry);
+      if (Number(fields[1]) === parent) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // It exited while being read; its parent counts it now.
+    }
+  }
+  return ticks / clockTicks();
+}
+
+/** The parent of a process (/proc/<pid>/stat: ppid), or undefined when it is not on this machine. */
+export function parentOf(pid: number): number | undefined {
+  try {
+    return Number(statFields(pid)[1]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Busy and total CPU seconds of the whole machine so far, summed over cores (/proc/stat). */
 export function readMachineCpu(): { busy: number; total: number } {
-  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
   const [user, nice, system, idle, iowait, irq, softirq, steal] = line
     .trim()
@@ -40,7 +77,7 @@ export function readMachineCpu(): { busy: number; total: number } {
     .slice(1)
     .map(Number) as number[];
   const busy = user! + nice! + system! + irq! + softirq! + steal!;
-  return { busy: busy / ticksPerSecond, total: (busy + idle! + iowait!) / ticksPerSecond };
+  return { busy: busy / clockTicks(), total: (busy + idle! + iowait!) / clockTicks() };
 }
 
 /** The share of the machine's CPU that was idle over the next `ms`. */
@@ -50,20 +87,3 @@ export async function machineIdleShare(ms = 2000): Promise<number> {
   const after = readMachineCpu();
   return 1 - (after.busy - before.busy) / Math.max(1e-9, after.total - before.total);
 }
-
-/** CPU seconds so far of the live processes owned by a system user (e.g. every PostgreSQL backend of `postgres`). */
-export function readUserCpuSeconds(uid: number): number {
-  let seconds = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (entry.charCodeAt(0) > 57) continue; // not a pid
-    try {
-      if (statSync(`/proc/${entry}`).uid === uid) seconds += readCpuSeconds(Number(entry));
-    } catch {
-      // It exited while being read.
-    }
-  }
-  return seconds;
-}
-
-/** A system user's numeric id. */
-export const uidOf = (user: string): number => Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
