@@ -178,7 +178,10 @@ function buildParams(title: string, values: Values): CreatePauseParams {
     for (const pair of values.metadata) {
       const at = pair.indexOf('=');
       if (at <= 0) throw new UsageError(`--metadata takes KEY=VALUE, got "${pair}"`);
-      metadata[pair.slice(0, at)] = pair.slice(at + 1);
+      const key = pair.slice(0, at);
+      // As a key it would set the object's prototype, and the API refuses it in a body.
+      if (key === '__proto__') throw new UsageError('--metadata: __proto__ is not a key the API accepts');
+      metadata[key] = pair.slice(at + 1);
     }
     params.metadata = metadata;
   }

@@ -31,11 +31,13 @@ describe('a mistyped flag', () => {
   });
 
   it('says so when a value is missing, not wanted, or looks like a flag', async () => {
-    const [missing, unwanted, dashed, dashedShort] = await Promise.all([
+    const [missing, unwanted, dashed, dashedShort, noKey, prototypeKey] = await Promise.all([
       runCli(['listen', '--forward-to'], env),
       runCli(['ask', 'Q?', '--quiet=yes'], env),
       runCli(['ask', 'Q?', '--timeout', '-5m'], env),
       runCli(['ask', 'Q?', '-o', '-x'], env),
+      runCli(['ask', 'Q?', '--metadata', '=x'], env),
+      runCli(['ask', 'Q?', '--metadata', '__proto__=x'], env),
     ]);
     const firstLine = (stderr: string) => stderr.split('\n')[0];
     expect(firstLine(missing.stderr)).toBe('pausepoint: --forward-to needs a value');
@@ -46,6 +48,9 @@ describe('a mistyped flag', () => {
     expect(firstLine(dashedShort.stderr)).toBe(
       'pausepoint: -o needs a value; to give one that starts with "-", write --option=-x',
     );
+    expect(firstLine(noKey.stderr)).toBe('pausepoint: --metadata takes KEY=VALUE, got "=x"');
+    expect(firstLine(prototypeKey.stderr)).toBe('pausepoint: --metadata: __proto__ is not a key the API accepts');
+    for (const result of [noKey, prototypeKey]) expect(result.code).toBe(3);
   });
 
   it('says what is wrong with the reviewer flags, before asking the service', async () => {
