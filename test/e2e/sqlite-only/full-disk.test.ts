@@ -20,18 +20,22 @@ describe('a full disk (SQLite)', () => {
     account = await registerAccount(service.url);
     pauseIds = [];
     for (let i = 0; i < 5; i += 1) pauseIds.push((await createPause(service.url, account.live)).id);
-    // The worker puts new titles into the text index a moment later. Were that to happen after the
-    // disk "fills", its write could succeed in free pages (the file has some since migration 0014)
-    // and mark writes healthy again under the test: wait for it first.
-    await eventually(async () => {
+  });
+  afterAll(() => service?.destroy());
+
+  /**
+   * Waits until the worker has put every pause's title into the text index, which it does a moment
+   * after each create. Were that write to come after the disk "fills", it could succeed in free
+   * pages (the file has some since migration 0014) and mark writes healthy again under the test.
+   */
+  const titlesIndexed = () =>
+    eventually(async () => {
       const { rows } = await sql<{ behind: number }>`
         select (select max(rowid) from pauses) - last_rowid as behind from pause_titles_progress`.execute(
         service.store.db,
       );
       expect(rows[0]?.behind).toBe(0);
     }, 15_000);
-  });
-  afterAll(() => service?.destroy());
 
   /**
    * Caps the service's own connection at the file's current size, so any growth fails with SQLITE_FULL.
@@ -39,6 +43,7 @@ describe('a full disk (SQLite)', () => {
    * growing it: they are used up first, by a blob of their size.
    */
   const fillDisk = async () => {
+    await titlesIndexed(); // each test's creates included
     const db = service.store.db;
     const pragma = async (name: string) =>
       Number(Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0]);
