@@ -447,17 +447,28 @@ export function newPauseProblems(request: Unchecked<NewPause>, now: Date): Field
     }
   }
   const optionList = Array.isArray(options) ? options.filter((o): o is string => typeof o === 'string') : [];
-  if (Array.isArray(request.options)) {
-    // Ajv's uniqueItems keys an object by each string, which misses a repeated "__proto__".
-    const list: unknown[] = request.options;
-    const repeated = list.findIndex((option, index) => typeof option === 'string' && list.indexOf(option) !== index);
-    if (repeated !== -1) {
-      problems.push({ field: 'options', problem: repeatProblem('options', list.indexOf(list[repeated]), repeated) });
-    }
-  }
   problems.push(...reviewerProblems(request, optionList, expiresInMs));
   problems.push(...typedAnswerProblems(request, optionList));
+  // Ajv's uniqueItems keys an object by each string, which misses a repeated "__proto__".
+  const form = request.form as { on?: unknown } | undefined;
+  for (const [field, list] of [
+    ['options', request.options],
+    ['veto', request.veto],
+    ['require_text', request.require_text],
+    ['form.on', typeof form === 'object' && form !== null ? form.on : undefined],
+  ] as const) {
+    const repeat = repeatedItem(field, list);
+    if (repeat && !problems.some((problem) => problem.field === field)) problems.push(repeat);
+  }
   return problems;
+}
+
+/** The problem of a list of strings that holds one twice, naming its first repeat; undefined for none. */
+function repeatedItem(field: string, list: unknown): FieldProblem | undefined {
+  if (!Array.isArray(list)) return undefined;
+  const repeated = list.findIndex((item, index) => typeof item === 'string' && list.indexOf(item) !== index);
+  if (repeated === -1) return undefined;
+  return { field, problem: repeatProblem(field, list.indexOf(list[repeated]), repeated) };
 }
 
 /** The problems of a pause's form, required reasons and option styles: each names an option, or the form's parts. */

@@ -1,6 +1,6 @@
 import type { Form, JsonObject } from '../domain/form.js';
 import { sameValues } from '../domain/form.js';
-import { formFields } from '../domain/form-fields.js';
+import { formFields, own } from '../domain/form-fields.js';
 
 // An answer's form values beside the proposed ones, for the console's pause
 // page (the outcome and each reviewer's vote): every field by its title, the
@@ -46,11 +46,11 @@ export function FormValues({ form, values, label }: { form: Form; values: JsonOb
           <>
             <dt>{fieldLabel}</dt>
             <dd class={changed(name) ? 'changed' : undefined}>
-              {shown(values[name])}
+              {shown(own(values, name))}
               {changed(name) && proposed !== null && (
                 <span class="was">
                   {' '}
-                  <strong class="mark">changed</strong>, proposed {shown(proposed[name])}
+                  <strong class="mark">changed</strong>, proposed {shown(own(proposed, name))}
                 </span>
               )}
             </dd>

@@ -6,7 +6,7 @@
 // still asks to confirm, because a GET never answers.
 
 import type { Child } from '@pausepoint/jsx';
-import type { OptionStyle } from '../domain/form.js';
+import { type OptionStyle, styleOf } from '../domain/form.js';
 import { formatUtc } from '../domain/time-format.js';
 import { documentOf } from '../html.js';
 
@@ -104,7 +104,7 @@ export function renderEmail(question: Question): RenderedEmail {
         {question.options.map((option) => (
           <a
             href={choiceLink(question.responseUrl, option)}
-            style={`margin:0 8px 8px 0;${OPTION_BUTTON[question.optionsStyle?.[option] ?? 'plain']}`}
+            style={`margin:0 8px 8px 0;${OPTION_BUTTON[styleOf(question.optionsStyle ?? {}, option) ?? 'plain']}`}
           >
             {option}
           </a>

@@ -29,21 +29,27 @@ export interface StartOptions {
 export async function startTestService(options: StartOptions = {}): Promise<TestService> {
   const database = options.database ?? (await freshDatabase());
   const secretKey = options.env?.SECRET_KEY ?? randomBytes(32).toString('hex');
-  const config = loadConfig({
-    DATABASE_URL: database.url,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    SECRET_KEY: secretKey,
-    LOG_LEVEL: 'info',
-    AUTH_RATE_LIMIT: '1000/60',
-    API_RATE_LIMIT: '100000/60',
-    RESPOND_RATE_LIMIT: '100000/60',
-    SEARCH_RATE_LIMIT: '100000000/60',
-    ...options.env,
-  });
   const logs: string[] = [];
-  const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
-  const service = await startService(config, logger, { clock: options.clock, outboundCa: options.outboundCa });
+  let service: RunningService;
+  try {
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SECRET_KEY: secretKey,
+      LOG_LEVEL: 'info',
+      AUTH_RATE_LIMIT: '1000/60',
+      API_RATE_LIMIT: '100000/60',
+      RESPOND_RATE_LIMIT: '100000/60',
+      SEARCH_RATE_LIMIT: '100000000/60',
+      ...options.env,
+    });
+    const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
+    service = await startService(config, logger, { clock: options.clock, outboundCa: options.outboundCa });
+  } catch (error) {
+    if (!options.database) await database.drop(); // a database of its own is not left behind
+    throw error;
+  }
   if (!service.url) throw new Error('test service has no URL');
   return {
     ...service,

@@ -6,9 +6,10 @@ import { startTestService, type TestService } from './service.js';
 // What the in-process webhook tests share: a test service that delivers to a
 // local HTTPS receiver (it admits 127.0.0.0/8 and trusts the receiver's
 // throw-away CA). webhookTests() registers a file's hooks: the receiver and the
-// service for the whole file, the receiver reset before each test, and other
-// services started on the same receiver destroyed after the test that started
-// them (after the file when started outside a test).
+// service for the whole file, the receiver reset (and its default answer set
+// again) before each test, and other services started on the same receiver
+// destroyed after the test that started them (after the file when started
+// outside a test). Tests of a file using it run one at a time (no it.concurrent).
 
 type Env = Record<string, string>;
 
@@ -55,9 +56,15 @@ export function webhookTests(options: WebhookTestsOptions = {}): WebhookTests {
     });
   });
   afterAll(async () => {
-    for (const other of startedForFile.splice(0)) await other.destroy();
-    await service?.destroy();
-    await receiver?.close();
+    try {
+      await destroyAll(startedForFile);
+    } finally {
+      try {
+        await service?.destroy();
+      } finally {
+        await receiver?.close();
+      }
+    }
   });
   beforeEach(() => {
     inTest = true;
@@ -66,7 +73,7 @@ export function webhookTests(options: WebhookTestsOptions = {}): WebhookTests {
   });
   afterEach(async () => {
     inTest = false;
-    for (const other of startedInTest.splice(0)) await other.destroy();
+    await destroyAll(startedInTest);
   });
 
   const receiverOf = () => {
@@ -88,4 +95,11 @@ export function webhookTests(options: WebhookTestsOptions = {}): WebhookTests {
       return other;
     },
   };
+}
+
+/** Destroys every service of the list, and empties it; one that fails does not keep the others running. */
+async function destroyAll(services: TestService[]): Promise<void> {
+  const results = await Promise.allSettled(services.splice(0).map((service) => service.destroy()));
+  const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+  if (failures.length > 0) throw new AggregateError(failures, 'a test service could not be destroyed');
 }

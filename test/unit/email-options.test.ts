@@ -28,4 +28,13 @@ describe('the email’s option buttons', () => {
     expect(styles.drop).toContain('color:#a1251b');
     expect(styles.drop).not.toContain('background');
   });
+
+  it('look alike when an option is named after what every object inherits', () => {
+    const styles = buttonStyles(
+      renderEmail({ ...question, options: ['drop', 'toString', 'constructor'], optionsStyle: {} }).html,
+    );
+    expect(Object.keys(styles)).toEqual(['drop', 'toString', 'constructor']);
+    expect(new Set(Object.values(styles)).size).toBe(1);
+    expect(styles.toString).not.toContain('undefined');
+  });
 });

@@ -40,6 +40,25 @@ describe('a body with several bad fields', () => {
     }
   });
 
+  it('refuses a repeated "__proto__" in every list of options, not only in options', async () => {
+    const twice = ['__proto__', '__proto__'];
+    const repeat = (field: string) => ({
+      field,
+      problem: `must not repeat an item (${field}.0 and ${field}.1 are the same)`,
+    });
+    const options = ['__proto__', 'reject'];
+    const lists = await createPause({
+      ...{ title: 'Ship?', options, reviewers: [{ email: 'ana@example.com' }] },
+      ...{ veto: twice, require_text: twice },
+    });
+    expect(fieldsOf(lists)).toEqual([repeat('veto'), repeat('require_text')]);
+    const form = { schema: { type: 'object', properties: { note: { type: 'string' } } }, on: twice };
+    const formOn = await createPause({ title: 'Ship?', options, form });
+    expect(formOn.status, formOn.text).toBe(400);
+    expect(formOn.body.error.code).toBe('invalid_form');
+    expect(formOn.body.error.details.fields).toEqual([repeat('form.on')]);
+  });
+
   it('names every bad field, each once, in plain words, and the message says the same', async () => {
     const reply = await createPause({
       title: '',

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Account, call, registerAccount } from '../../helpers/http.js';
 import { createPause, eventually } from '../../helpers/pauses.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
@@ -55,6 +55,10 @@ describe('a full disk (SQLite)', () => {
     await sql.raw(`pragma max_page_count = ${await pragma('page_count')}`).execute(db);
   };
   const freeDisk = () => sql.raw('pragma max_page_count = 1073741823').execute(service.store.db);
+  // A test that fails with the disk full would fail the next ones too.
+  afterEach(async () => {
+    await freeDisk();
+  });
 
   it('logs the original error, answers /health 503 with the reason, and recovers after a write', async () => {
     await fillDisk();
