@@ -14,6 +14,9 @@ export default defineConfig({
     // Files share their worker: the service's modules load once per worker, not per file (CONTRIBUTING.md).
     isolate: false,
     maxWorkers: 2,
+    // beforeAll hooks in the order written, after* hooks in reverse: test/helpers/webhook-service.ts's
+    // env function reads an SMTP receiver started by an earlier beforeAll (vitest's default, pinned).
+    sequence: { hooks: 'stack' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
