@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -33,8 +32,8 @@ export interface LogLine {
 export interface ServiceProcess {
   name: string;
   pid: number;
-  /** http://127.0.0.1:<port>; undefined for ROLE=worker, which does not listen. */
-  url: string | undefined;
+  /** http://127.0.0.1:<port>, as its "started" line says; undefined for ROLE=worker, which does not listen. */
+  readonly url: string | undefined;
   /** Every line the process wrote, both streams, in arrival order. */
   readonly lines: LogLine[];
   /** The stdout lines that are JSON (pino's log records). */
@@ -70,19 +69,6 @@ export interface SpawnOptions {
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-/** A TCP port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
 export const newSecretKey = () => randomBytes(32).toString('hex');
 
 /**
@@ -99,11 +85,12 @@ export const SHORT_LEASE = { OUTBOX_LEASE_MS: '2000', OUTBOUND_TIMEOUT_MS: '1500
  */
 export async function spawnService(options: SpawnOptions): Promise<ServiceProcess> {
   const role = options.role ?? 'all';
-  const port = role === 'worker' ? 0 : await freePort();
   const name = options.name ?? `service-${role}`;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    PORT: String(port),
+    // The kernel picks a free port as the service listens; its "started" line says which. (A port
+    // found free beforehand could be taken by another test's process before the service binds it.)
+    PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: options.databaseUrl,
     SECRET_KEY: options.secretKey,
@@ -170,10 +157,13 @@ export async function spawnService(options: SpawnOptions): Promise<ServiceProces
   };
   const output = () => lines.map((l) => `  [${l.stream}] ${l.line}`).join('\n');
 
+  let url: string | undefined;
   const service: ServiceProcess = {
     name,
     pid: child.pid ?? -1,
-    url: role === 'worker' ? undefined : `http://127.0.0.1:${port}`,
+    get url() {
+      return url;
+    },
     lines,
     logs: () => lines.filter((l) => l.stream === 'stdout').flatMap((l) => parse(l.line) ?? []),
     exited,
@@ -222,7 +212,8 @@ export async function spawnService(options: SpawnOptions): Promise<ServiceProces
   const timeoutMs = options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   try {
-    await service.waitForLog((record) => record.msg === 'pausepoint started', timeoutMs);
+    const started = await service.waitForLog((record) => record.msg === 'pausepoint started', timeoutMs);
+    url = role === 'worker' ? undefined : String(started.url);
     if (service.url) await waitForHealth(service, deadline);
   } catch (error) {
     child.kill('SIGKILL');
