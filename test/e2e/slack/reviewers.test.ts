@@ -350,7 +350,11 @@ describe('reviewers in Slack', () => {
       timestamp: Math.floor(clock.now().getTime() / 1000),
     });
     expect(signed.status).toBe(200);
-    await eventually(async () => expect((await readPause(pause.id)).status).toBe('responded'));
+    // The click is answered at once and handled after: what Bob was told, and what the service
+    // logged as a warning or error, say why should the vote not be recorded.
+    const why = () =>
+      `told Bob: ${JSON.stringify(ephemeralsTo(BOB.id))}; logged: ${service.logs.filter((line) => /"level":[45]0/.test(line)).slice(-5)}`;
+    await eventually(async () => expect((await readPause(pause.id)).status, why()).toBe('responded'), 10_000);
   });
 
   it('deliver needs reviewers, and names only known channels', async () => {
