@@ -35,7 +35,7 @@ import {
 } from '../store/notifications.js';
 import { getPause } from '../store/pauses.js';
 import { reviewersOf } from '../store/reviewers.js';
-import { recordSlackMessage, reviewersMessagedInSlack, updatedMessage } from '../store/slack.js';
+import { recordSlackMessage, recordSlackRecipient, reviewersMessagedInSlack, updatedMessage } from '../store/slack.js';
 import { submitAnswer, submitPostedAnswer } from './answer-pause.js';
 import { planReviewerEmails } from './plan-notifications.js';
 
@@ -92,6 +92,7 @@ export async function attemptSlackMessage(
     }
     channel = found.value.id;
     userId = found.value.id;
+    await recordSlackRecipient(store, { id: notification.id, userId });
   }
   const posted = await slack.postMessage(channel, slackMessageOf(notification));
   if (!posted.ok) return attemptOf(posted);

@@ -57,6 +57,15 @@ export async function queueSlackUpdates(
   await announceWorkQueued(store, trx);
 }
 
+/**
+ * The Slack user a reviewer's direct message goes to, recorded before it is
+ * posted: a click on its buttons may come back before the service has heard
+ * Slack's answer to the post (reviewersMessagedInSlack reads it).
+ */
+export const recordSlackRecipient = async (store: Store, input: { id: string; userId: string }): Promise<void> => {
+  await store.db.updateTable('notifications').set({ slack_user_id: input.userId }).where('id', '=', input.id).execute();
+};
+
 /** Where a Slack app message went, once posted: what its update needs. */
 export const recordSlackMessage = async (
   store: Store,

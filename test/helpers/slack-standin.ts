@@ -96,6 +96,12 @@ export interface SlackStandin {
   delay(method: string, ms: number): void;
   /** The next `times` calls of `method` answer 429 with this Retry-After (seconds). */
   rateLimit(method: string, retryAfterSeconds: number, times?: number): void;
+  /**
+   * Calls of `method` do their work (a post is in the workspace at once) but
+   * are answered only once the function returned is called: the moment
+   * between Slack's doing and the caller's hearing of it.
+   */
+  holdAnswers(method: string): () => void;
   /** The message posted to this channel (a user id for a direct message), with the latest blocks. */
   messageTo(channel: string): PostedMessage | undefined;
   /**
@@ -153,6 +159,7 @@ export async function startSlackStandin(
   const users = new Map<string, SlackUserRecord>();
   const limits = new Map<string, { retryAfter: number; times: number }>();
   const delays = new Map<string, number>();
+  const holds = new Map<string, Promise<void>>();
   let counter = 0;
 
   const answer = (method: string, args: Record<string, any>): Record<string, unknown> => {
@@ -229,7 +236,9 @@ export async function startSlackStandin(
       return send(200, { ok: true, url: `ws://localhost:${port}/link/?ticket=${++counter}` });
     }
     if (authorization !== `Bearer ${botToken}`) return send(200, { ok: false, error: 'invalid_auth' });
-    send(200, answer(method, args));
+    const answered = answer(method, args);
+    await holds.get(method);
+    send(200, answered);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -310,6 +319,14 @@ export async function startSlackStandin(
     addUser: (user) => void users.set(user.id, user),
     delay: (method, ms) => void delays.set(method, ms),
     rateLimit: (method, retryAfter, times = 1) => void limits.set(method, { retryAfter, times }),
+    holdAnswers: (method) => {
+      let release = () => {};
+      holds.set(method, new Promise<void>((resolve) => (release = resolve)));
+      return () => {
+        holds.delete(method);
+        release();
+      };
+    },
     messageTo: (channel) => {
       const direct = channel.startsWith('U') ? `D${channel.slice(1)}` : channel;
       return messages.find((message) => message.channel === direct);

@@ -357,6 +357,30 @@ describe('reviewers in Slack', () => {
     await eventually(async () => expect((await readPause(pause.id)).status, why()).toBe('responded'), 10_000);
   });
 
+  it('a click on a direct message counts even before the service has heard Slack answer the post', async () => {
+    const asked = title('Clicked at once');
+    const release = slack.holdAnswers('chat.postMessage');
+    try {
+      const pause = await createPause(service.url, dev.live, {
+        title: asked,
+        reviewers: [{ email: ANN.email, name: 'Ann' }],
+        deliver: ['slack'],
+      });
+      // In Ann's Slack at once; the service still waits for chat.postMessage's answer.
+      const ann = await dmOf(ANN, asked);
+      // Signed at the service's time, which earlier tests moved on.
+      const timestamp = Math.floor(clock.now().getTime() / 1000);
+      const told = ephemeralsTo(ANN.id).length;
+      expect((await slack.click(service.url, ann, 'approve', ANN.id, { timestamp })).status).toBe(200);
+      await eventually(() =>
+        expect(ephemeralsTo(ANN.id).slice(told)).toEqual(['Recorded: approve. The question is decided.']),
+      );
+      expect((await readPause(pause.id)).response).toMatchObject({ choice: 'approve', responded_by: { name: 'Ann' } });
+    } finally {
+      release();
+    }
+  });
+
   it('deliver needs reviewers, and names only known channels', async () => {
     const without = await call(service.url, 'POST', '/v1/pause', {
       token: dev.live,
