@@ -1,6 +1,7 @@
 import {
   type Compilable,
   CompiledQuery,
+  type Expression,
   type ExpressionBuilder,
   type Kysely,
   type OperationNodeSource,
@@ -110,7 +111,7 @@ export async function claimDue<T extends Claim>(
     if (chosen.length === 0) return [];
     const claimed = await queue(trx)
       .updateTable(table as 'deliveries')
-      .set((eb) => claimColumns(eb, input))
+      .set((eb) => claimColumns(eb('attempts', '+', 1), input))
       .where(
         'id',
         'in',
@@ -124,9 +125,9 @@ export async function claimDue<T extends Claim>(
   return loader && claims.length > 0 ? loader.load(store, claims) : claims;
 }
 
-/** What a claim sets: the attempt counted, and the lease. */
-const claimColumns = (eb: ExpressionBuilder<Queue, 'deliveries'>, input: ClaimInput) => ({
-  attempts: eb('attempts', '+', 1),
+/** What a claim sets: the attempt counted (`attempts`, the column's reference plus one), and the lease. */
+const claimColumns = (attempts: Expression<number>, input: ClaimInput) => ({
+  attempts,
   next_attempt_at: input.leaseUntil,
   updated_at: input.now,
 });
@@ -138,7 +139,7 @@ function claiming(trx: Kysely<Database>, table: OutboxTable, dialect: Dialect, f
   if (dialect === 'postgres') due = due.forUpdate('d').skipLocked();
   return db
     .updateTable(table as 'deliveries')
-    .set((eb) => claimColumns(eb, input))
+    .set((eb) => claimColumns(eb('attempts', '+', 1), input))
     .where('id', 'in', due);
 }
 
@@ -163,7 +164,7 @@ function claimingInOrder(trx: Kysely<Database>, table: OutboxTable, fair: boolea
   return db
     .updateTable(from(table, 'q'))
     .from(due.forUpdate('d').skipLocked().as('picked'))
-    .set((eb) => ({ attempts: eb('q.attempts', '+', 1), next_attempt_at: input.leaseUntil, updated_at: input.now }))
+    .set((eb) => claimColumns(eb('q.attempts', '+', 1), input))
     .whereRef('q.id', '=', 'picked.id')
     .returningAll('q')
     .returning(['picked.claim_rank', 'picked.claim_due']);
