@@ -36,19 +36,16 @@ export interface Transition<P = Pause> {
   pause: P;
 }
 
-/** What a pause's event is written from: its owner and the fields its payload carries. */
-type EventSource = PauseForEvent & Pick<Pause, 'mode'>;
+/**
+ * What a pause's event is written from: its owner, the fields its payload
+ * carries, and where its question went (usesSlackApp: its Slack messages).
+ */
+type EventSource = PauseForEvent & Pick<Pause, 'mode' | 'notify' | 'deliver'>;
 
 interface RecordOptions<P> {
   payloadOf?: (pause: P) => string;
   /** false: the caller found, in this same transaction, that the owner has no webhook at all; none is looked for. */
   webhooks?: boolean;
-  /**
-   * Whether the Slack app may have posted about the pause, so that an outcome
-   * must update its messages: read from the pause's own columns
-   * (usesSlackApp), or found out by the caller in this transaction.
-   */
-  slack: (pause: P) => boolean;
 }
 
 /**
@@ -62,7 +59,7 @@ async function recordEvents<P extends EventSource>(
   pauses: P[],
   now: string,
   trx: Transaction<Database>,
-  options: RecordOptions<P>,
+  options: RecordOptions<P> = {},
 ): Promise<void> {
   if (pauses.length === 0) return;
   const { payloadOf = (pause: P) => eventPayload(type as OutcomeEventType, pause, now), webhooks = true } = options;
@@ -80,7 +77,7 @@ async function recordEvents<P extends EventSource>(
   const queued = webhooks && (await fanOut(store, events, trx)) > 0;
   // An outcome updates the pause's Slack messages (a vote alone does not).
   if (type !== 'pause.voted') {
-    const withSlack = pauses.filter(options.slack).map((pause) => pause.id);
+    const withSlack = pauses.filter(usesSlackApp).map((pause) => pause.id);
     await queueSlackUpdates(store, withSlack, now, trx);
   }
   await announcePausesChanged(
@@ -208,14 +205,12 @@ export async function respondToPause(store: Store, input: Answer): Promise<Trans
       trx,
     );
     if (!row) return null;
-    const pause = decodeEventSource(row);
-    const slack = usesSlackApp(decodeReach(row));
+    const pause = { ...decodeEventSource(row), ...decodeReach(row) };
     // An answer from a channel's Slack buttons names who gave it.
     const slackAnswer = input.respondedBySlack ? { responded_by: input.respondedBySlack } : undefined;
     await recordEvents(store, 'pause.responded', [pause], input.now, trx, {
       payloadOf: (source) => eventPayload('pause.responded', source, input.now, slackAnswer),
       webhooks: Boolean(row.has_webhooks),
-      slack: () => slack,
     });
     return { pause };
   });
@@ -258,7 +253,7 @@ export async function cancelPause(
     const [row] = await markCancelled(store, { pauseId, developerId, mode, now }, trx);
     if (!row) return null;
     const pause = decodePause(row);
-    await recordEvents(store, 'pause.cancelled', [pause], now, trx, { slack: usesSlackApp });
+    await recordEvents(store, 'pause.cancelled', [pause], now, trx);
     return { pause };
   });
 }
@@ -294,7 +289,7 @@ export async function expireDuePauses(store: Store, input: { now: string; limit:
       .returningAll()
       .execute()
       .then((rows) => rows.map(decodePause));
-    await recordEvents(store, 'pause.timed_out', expired, input.now, trx, { slack: usesSlackApp });
+    await recordEvents(store, 'pause.timed_out', expired, input.now, trx);
     return expired;
   });
 }
@@ -362,7 +357,6 @@ export async function castVote(
     const reviewer = { id: voted.id, email: voted.email, name: voted.name };
     await recordEvents(store, 'pause.voted', [pause], now, trx, {
       payloadOf: () => votedPayload(pause, reviewer, vote, votes.length),
-      slack: usesSlackApp,
     });
     if (!decided) return { kind: 'counted', pause, vote, votesSoFar: votes.length, decided };
 
@@ -372,7 +366,6 @@ export async function castVote(
     const decision: Decision = { responded_by: reviewer, votes };
     await recordEvents(store, 'pause.responded', [responded], now, trx, {
       payloadOf: (row) => eventPayload('pause.responded', row, now, decision),
-      slack: usesSlackApp,
     });
     return { kind: 'counted', pause: responded, vote, votesSoFar: votes.length, decided };
   });
