@@ -72,7 +72,6 @@ export async function attemptSlackMessage(
   // after a 429, say) is not posted: its buttons would answer nothing.
   if (!(await stillPending(services, notification.pause_id))) return closedBeforePosted;
   let channel = notification.recipient;
-  let userId: string | undefined;
   if (notification.reviewer_id !== null) {
     const found = await slack.lookupByEmail(notification.recipient);
     if (!found.ok) return attemptOf(found);
@@ -90,13 +89,13 @@ export async function attemptSlackMessage(
         error: `${notification.recipient} ${refused.value}; ${emailed ? 'emailed instead' : 'their email was sent already'}`,
       };
     }
+    // A direct message: to the reviewer's user id, recorded before it is sent.
     channel = found.value.id;
-    userId = found.value.id;
-    await recordSlackRecipient(store, { id: notification.id, userId });
+    await recordSlackRecipient(store, { id: notification.id, userId: channel });
   }
   const posted = await slack.postMessage(channel, slackMessageOf(notification));
   if (!posted.ok) return attemptOf(posted);
-  await recordSlackMessage(store, { id: notification.id, ...posted.value, ...(userId ? { userId } : {}) });
+  await recordSlackMessage(store, { id: notification.id, ...posted.value });
   // Closed while it was being posted: its update may have found it not yet
   // posted and left it to this attempt, so the outcome replaces it now.
   if (!(await stillPending(services, notification.pause_id)) && notification.pause_id !== null) {

@@ -66,15 +66,15 @@ export const recordSlackRecipient = async (store: Store, input: { id: string; us
   await store.db.updateTable('notifications').set({ slack_user_id: input.userId }).where('id', '=', input.id).execute();
 };
 
-/** Where a Slack app message went, once posted: what its update needs. */
+/** Where a Slack app message went, once posted: what its update needs (its recipient was recorded before). */
 export const recordSlackMessage = async (
   store: Store,
-  input: { id: string; channel: string; ts: string; userId?: string },
+  input: { id: string; channel: string; ts: string },
   trx: Kysely<Database> = store.db,
 ): Promise<void> => {
   await trx
     .updateTable('notifications')
-    .set({ slack_channel: input.channel, slack_ts: input.ts, slack_user_id: input.userId ?? null })
+    .set({ slack_channel: input.channel, slack_ts: input.ts })
     .where('id', '=', input.id)
     .execute();
 };
