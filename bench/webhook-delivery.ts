@@ -124,8 +124,8 @@ async function main(): Promise<void> {
   const account = await register(api.url);
   const secret = randomBytes(32).toString('hex');
   const webhookId = await addWebhook(api.url, account.testKey, `${receiver.url}${HOOK_PATH}`, secret);
-  const setup: Setup = { database, receiver, store, account, webhookId, secret, env, databaseServer: undefined };
-  setup.databaseServer = await databaseServerOf(setup);
+  const databaseServer = await databaseServerOf(database, store);
+  const setup: Setup = { database, receiver, store, account, webhookId, secret, env, databaseServer };
   const fill = await makeBacklog(setup, api.url, warmup + count);
   await api.stop();
   await parkDeliveries(store);
@@ -158,10 +158,17 @@ async function main(): Promise<void> {
   await waitUntilSettled(setup, Date.now() + 60_000);
   const check = await checkDeliveries(setup, arrivals, warmup + count + (latency?.events ?? 0));
 
+  const target = TARGET_RATIO[database.kind];
   report({
-    ...{ count, warmup, before, after, drained, latency, check },
-    target: TARGET_RATIO[database.kind],
-    databaseCounted: setup.databaseServer !== undefined,
+    count,
+    warmup,
+    before,
+    after,
+    drained,
+    latency,
+    check,
+    target,
+    databaseCounted: databaseServer !== undefined,
   });
   if (profileDir) {
     console.log('\nNOTE: the service ran under --cpu-prof, which slows it; use a run without it for the figures.');
@@ -314,9 +321,9 @@ function cpuShares(sampler: CpuSampler, arrivals: ReceivedRequest[], warmup: num
  * on this machine; undefined for SQLite (it runs in the service) or a server
  * elsewhere. Its whole cluster is counted: run nothing else on it meanwhile.
  */
-async function databaseServerOf(setup: Pick<Setup, 'database' | 'store'>): Promise<number | undefined> {
-  if (setup.database.kind !== 'postgres') return undefined;
-  const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(setup.store.db);
+async function databaseServerOf(database: BenchDatabase, store: Store): Promise<number | undefined> {
+  if (database.kind !== 'postgres') return undefined;
+  const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(store.db);
   return parentOf(Number(rows[0]?.pid));
 }
 
