@@ -12,6 +12,7 @@ import { newId } from '../domain/ids.js';
 import type { AttemptOutcome } from '../domain/retry-schedule.js';
 import { insertAttempts, type NewDeliveryAttempt, streakUpdate } from './delivery-attempts.js';
 import { PENDING } from './literals.js';
+import { nameStatement } from './named-statements.js';
 import { prepared } from './prepared.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
@@ -484,6 +485,7 @@ with settled as (
   join settled on settled.id = a.delivery_id and settled.attempts = a.claim_attempts
 )
 select id, attempts from settled`;
+nameStatement(SETTLE_DELIVERIES_SQL);
 
 /**
  * PostgreSQL: runs a settling UPDATE and writes the attempts of the rows it

@@ -1,4 +1,5 @@
 import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
+import { nameStatement } from './named-statements.js';
 import type { Database } from './schema.js';
 import type { Dialect, Store } from './store.js';
 
@@ -12,6 +13,8 @@ import type { Dialect, Store } from './store.js';
  * a spread) and use it as one plain value (compared, set or inserted), never
  * as an identifier or a list. A stand-in found in the SQL text is refused at
  * the first compile. Values written literally in `build` stay as they are.
+ * On PostgreSQL the text is also named (named-statements.ts): each connection
+ * prepares it once.
  */
 export function prepared<Input extends object, Row>(
   build: (db: Kysely<Database>, input: Input, dialect: Dialect) => Compilable<Row>,
@@ -28,6 +31,7 @@ export function prepared<Input extends object, Row>(
         return input === null ? { value } : { input };
       });
       query = { sql, slots };
+      if (store.dialect === 'postgres') nameStatement(sql);
       compiled.set(store.dialect, query);
     }
     return query;

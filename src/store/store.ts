@@ -4,6 +4,7 @@ import type { DatabaseConfig } from '../config.js';
 import { type AfterCommit, AfterCommitHooks } from './after-commit.js';
 import { groupCommitter, type Work } from './group-commit.js';
 import { migrations } from './migrations/index.js';
+import { prepareNamedStatements } from './named-statements.js';
 import type { Database } from './schema.js';
 import { RollbackSafeSqliteDialect, sqliteDialect } from './sqlite.js';
 import { WakeUps } from './wake-ups.js';
@@ -85,7 +86,7 @@ const warnOfFailedHook = (error: unknown) =>
 
 export function openStore(config: DatabaseConfig, options: StoreOptions = {}): Store {
   const writeHealth = new WriteHealth();
-  const dialect = config.kind === 'sqlite' ? sqliteDialect(config.path) : postgresDialect(config.url);
+  const dialect = config.kind === 'sqlite' ? sqliteDialect(config.path) : postgresDialect(config);
   const sqlite = dialect instanceof RollbackSafeSqliteDialect ? dialect : undefined;
   const db = new Kysely<Database>({ dialect: trackWrites(dialect, writeHealth) });
   let closed: Promise<void> | undefined;
@@ -142,7 +143,7 @@ async function probeWrite(db: Kysely<Database>): Promise<void> {
   );
 }
 
-function postgresDialect(url: string): PostgresDialect {
+function postgresDialect({ url, preparedStatements = true }: { url: string; preparedStatements?: boolean }) {
   return new PostgresDialect({
     // The driver is loaded only when PostgreSQL is used; SQLite never needs it.
     pool: async () => {
@@ -153,7 +154,10 @@ function postgresDialect(url: string): PostgresDialect {
       // clients; a client checked out between two statements (a transaction's)
       // emits to itself, so each client gets a listener too.
       pool.on('error', () => {});
-      pool.on('connect', (client) => client.on('error', () => {}));
+      pool.on('connect', (client) => {
+        client.on('error', () => {});
+        if (preparedStatements) prepareNamedStatements(client);
+      });
       return pool;
     },
   });

@@ -78,7 +78,11 @@ describe('loadConfig defaults', () => {
     expect(config.port).toBe(8080);
     expect(config.host).toBe('0.0.0.0');
     expect(config.publicBaseUrl).toBe('https://pausepoint.example.com');
-    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u:p@db.example:5432/pp' });
+    expect(config.database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u:p@db.example:5432/pp',
+      preparedStatements: true,
+    });
     expect(config.secretKey).toBe(SECRET);
     expect(config.smtpUrl).toBe('smtps://user:pass@mail.example:465');
     expect(config.emailFrom).toBe('pausepoint@example.com');
@@ -221,6 +225,24 @@ describe('loadConfig rejects bad values with a message that starts with the vari
   it('names the bad entry of a list', () => {
     expect(configError({ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8, bogus/99' }).message).toContain('bogus/99');
     expect(configError({ PLAN_QUOTAS: 'free:100,pro=5' }).message).toContain('pro=5');
+  });
+});
+
+describe('DATABASE_PREPARED_STATEMENTS', () => {
+  const postgres = { DATABASE_URL: 'postgres://u@db.example:5432/pp', SECRET_KEY: SECRET };
+
+  it('prepares statements on PostgreSQL unless turned off', () => {
+    expect(loadConfig(postgres).database).toMatchObject({ kind: 'postgres', preparedStatements: true });
+    expect(loadConfig({ ...postgres, DATABASE_PREPARED_STATEMENTS: 'off' }).database).toMatchObject({
+      preparedStatements: false,
+    });
+  });
+
+  it('takes only on or off, and means nothing to SQLite', () => {
+    expect(configError({ ...postgres, DATABASE_PREPARED_STATEMENTS: 'no' }).message).toMatch(
+      /^DATABASE_PREPARED_STATEMENTS: /,
+    );
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'off' }).database).not.toHaveProperty('preparedStatements');
   });
 });
 

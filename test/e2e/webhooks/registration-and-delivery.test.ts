@@ -383,7 +383,8 @@ describe('delivery', () => {
     const pause = await createPause(webhooks.service.url, dev.test);
     await call(webhooks.service.url, 'DELETE', `/v1/pause/${pause.id}`, { token: dev.test });
     await webhooks.receiver.waitForRequests(1, 3000);
-    await call(webhooks.service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.test });
+    const deleted = await call(webhooks.service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.test });
+    expect(deleted.status).toBe(200);
     await sleep(SCHEDULE[0]! + 500);
     expect(webhooks.receiver.requests).toHaveLength(1);
   });

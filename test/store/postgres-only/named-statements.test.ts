@@ -1,0 +1,93 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+import { prepared } from '../../../src/store/prepared.js';
+import { migrateToLatest, openStore, type Store } from '../../../src/store/store.js';
+import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
+import { newSecretKey, openTestStore } from '../../helpers/process.js';
+
+// On PostgreSQL the statements the code compiles once are prepared per
+// connection (src/store/named-statements.ts), unless DATABASE_PREPARED_STATEMENTS=off.
+
+let database: TestDatabase;
+let store: Store;
+/** Another instance: it migrates a column in under the first one's prepared statements. */
+let other: Store;
+beforeAll(async () => {
+  database = await freshDatabase('postgres');
+  const secretKey = newSecretKey();
+  store = openTestStore(database.url, secretKey);
+  await migrateToLatest(store);
+  other = openTestStore(database.url, secretKey);
+  await store.db
+    .insertInto('developers')
+    .values({ id: 'dev_n1', email: 'n1@example.com', password_hash: 'x', plan: 'free', created_at: 'now' })
+    .execute();
+});
+afterAll(async () => {
+  await store?.close();
+  await other?.close();
+  await database?.drop();
+});
+
+// All the columns: the shape a migration changes.
+const developerById = prepared((db, input: { id: string }) =>
+  db.selectFrom('developers').selectAll().where('id', '=', input.id),
+);
+
+const preparedHere = async (connection: Store['db']) =>
+  (
+    await sql<{
+      statement: string;
+    }>`select statement from pg_prepared_statements where name like 'pausepoint_%'`.execute(connection)
+  ).rows.map((row) => row.statement);
+
+it('prepares a compiled statement once on a connection and binds each run’s values to it', async () => {
+  await store.db.connection().execute(async (connection) => {
+    const [first] = await developerById(store, { id: 'dev_n1' }, connection);
+    expect(first).toMatchObject({ id: 'dev_n1', email: 'n1@example.com' });
+    expect(await developerById(store, { id: 'dev_none' }, connection)).toEqual([]);
+    const statements = await preparedHere(connection);
+    expect(statements.filter((text) => text.includes('from "developers"'))).toHaveLength(1);
+  });
+});
+
+it('runs a prepared statement again when another instance migrated a column in, outside a transaction', async () => {
+  await store.db.connection().execute(async (connection) => {
+    await developerById(store, { id: 'dev_n1' }, connection);
+    await sql`alter table developers add column migrated_in text`.execute(other.db);
+    // PostgreSQL refuses the old plan ("cached plan must not change result type"); the run is repeated, prepared anew.
+    const [row] = await developerById(store, { id: 'dev_n1' }, connection);
+    expect(row).toMatchObject({ id: 'dev_n1', migrated_in: null });
+  });
+});
+
+it('fails once inside a transaction, and prepares the new shape on the next run', async () => {
+  await store.db.connection().execute(async (connection) => {
+    await developerById(store, { id: 'dev_n1' }, connection);
+    await sql`alter table developers add column migrated_again text`.execute(other.db);
+    await expect(
+      connection.transaction().execute((trx) => developerById(store, { id: 'dev_n1' }, trx)),
+    ).rejects.toThrow(/cached plan must not change result type/);
+    const [row] = await developerById(store, { id: 'dev_n1' }, connection);
+    expect(row).toMatchObject({ id: 'dev_n1', migrated_again: null });
+  });
+});
+
+it('prepares nothing with DATABASE_PREPARED_STATEMENTS=off', async () => {
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    SECRET_KEY: newSecretKey(),
+    DATABASE_PREPARED_STATEMENTS: 'off',
+  });
+  const unprepared = openStore(config.database);
+  try {
+    await unprepared.db.connection().execute(async (connection) => {
+      const [row] = await developerById(unprepared, { id: 'dev_n1' }, connection);
+      expect(row).toMatchObject({ id: 'dev_n1' });
+      expect(await preparedHere(connection)).toEqual([]);
+    });
+  } finally {
+    await unprepared.close();
+  }
+});
