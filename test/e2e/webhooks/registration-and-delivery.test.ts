@@ -385,7 +385,10 @@ describe('delivery', () => {
     await webhooks.receiver.waitForRequests(1, 3000);
     const deleted = await call(webhooks.service.url, 'DELETE', `/v1/webhooks/${webhook.id}`, { token: dev.test });
     expect(deleted.status).toBe(200);
-    await sleep(SCHEDULE[0]! + 500);
-    expect(webhooks.receiver.requests).toHaveLength(1);
+    // A slow DELETE (a loaded machine) lets retries claimed before it commits go out, and one may
+    // still be on its way; none comes after. Long enough for two more retries if the delivery stayed.
+    const sentBefore = webhooks.receiver.requests.length;
+    await sleep(SCHEDULE[0]! + SCHEDULE[1]! + 500);
+    expect(webhooks.receiver.requests.length).toBeLessThanOrEqual(sentBefore + 1);
   });
 });
