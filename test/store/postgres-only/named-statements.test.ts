@@ -74,6 +74,24 @@ it('fails once inside a transaction, and prepares the new shape on the next run'
   });
 });
 
+it('fails only the transactions under way: every connection of the process then prepares the new shape', async () => {
+  await store.db.connection().execute((first) =>
+    store.db.connection().execute(async (second) => {
+      await developerById(store, { id: 'dev_n1' }, first);
+      await developerById(store, { id: 'dev_n1' }, second);
+      await sql`alter table developers add column migrated_twice text`.execute(other.db);
+      await expect(first.transaction().execute((trx) => developerById(store, { id: 'dev_n1' }, trx))).rejects.toThrow(
+        /cached plan must not change result type/,
+      );
+      const [row] = await second.transaction().execute((trx) => developerById(store, { id: 'dev_n1' }, trx));
+      expect(row).toMatchObject({ id: 'dev_n1', migrated_twice: null });
+      // Under a text of this process's own, which a pooler keeping prepared statements cannot confuse with the old.
+      const statements = await preparedHere(second);
+      expect(statements.some((text) => text.includes('/* prepared again: '))).toBe(true);
+    }),
+  );
+});
+
 it('prepares nothing with DATABASE_PREPARED_STATEMENTS=off', async () => {
   const config = loadConfig({
     DATABASE_URL: database.url,
