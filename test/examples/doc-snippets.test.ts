@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, ROOT, type RunningCli, startProcess } from '../cli/run-cli.js';
@@ -170,21 +169,36 @@ function runScript(block: Block, script: string, account: Account): RunningCli {
 }
 
 /**
- * A block that serves (the webhook receiver): started on a free port, sent a
- * signed delivery, its repeat and a forgery, then stopped.
+ * A block that serves (the webhook receiver): started on a port of its own
+ * choosing (port 0, the address it prints; a port found free beforehand may
+ * be taken by then), sent a signed delivery, its repeat and a forgery, then
+ * stopped.
  */
 async function runServer(block: Block, script: string) {
-  const port = await freePort();
   const secret = 'whsec_readme_snippet_secret';
   const file = join(WORK, scriptName(block));
-  writeFileSync(file, script.replace(/port: \d+/, `port: ${port}`));
+  const listening = script.replace(
+    /await app\.listen\(\{ port: \d+ \}\);/,
+    "console.log('listening at ' + (await app.listen({ port: 0, host: '127.0.0.1' })));",
+  );
+  expect(listening).not.toBe(script);
+  writeFileSync(file, listening);
   const running = startProcess(process.execPath, ['--import', import.meta.resolve('tsx'), file], {
     env: cleanEnv({ PAUSEPOINT_WEBHOOK_SECRET: secret }),
     cwd: ROOT,
   });
   try {
     const path = /app\.post\('([^']+)'/.exec(script)?.[1] ?? '/';
-    const url = `http://127.0.0.1:${port}${path}`;
+    let url = '';
+    await eventually(
+      () => {
+        const address = /listening at (http:\/\/\S+)/.exec(running.stdout)?.[1];
+        if (address === undefined) throw new Error(`the receiver has not started: ${running.stderr}`);
+        url = `${address}${path}`;
+      },
+      60_000,
+      100,
+    );
     const body = JSON.stringify({ event: 'pause.responded', pause_id: 'pause_x', data: { choice: 'approve' } });
     const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
     const deliver = (sign: string, id: string) =>
@@ -263,15 +277,4 @@ async function offline(script: string): Promise<string> {
     if (!resolves) result = result.replaceAll(`https://${host}`, 'https://127.0.0.1');
   }
   return result;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
