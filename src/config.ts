@@ -9,8 +9,12 @@ import { readDuration } from './domain/units.js';
 export type Role = 'all' | 'api' | 'worker';
 export type DatabaseConfig =
   | { kind: 'sqlite'; path: string }
-  /** preparedStatements: DATABASE_PREPARED_STATEMENTS, on when not given. */
-  | { kind: 'postgres'; url: string; preparedStatements?: boolean };
+  | {
+      kind: 'postgres';
+      url: string;
+      /** DATABASE_PREPARED_STATEMENTS; on when not given. */
+      preparedStatements?: boolean;
+    };
 export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
 export interface RateLimit {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ClientBase, QueryResult } from 'pg';
 
 // PostgreSQL: the statements the code compiles once (prepared.ts, and the
@@ -6,66 +6,79 @@ import type { ClientBase, QueryResult } from 'pg';
 // connection parses and plans each the first time it runs it, and then only
 // binds new values: an unnamed statement is parsed, analysed and planned on
 // every run, and that was a third of the server's CPU a webhook delivery
-// (bench/RESULTS.md). Only texts named here are prepared, so a connection
+// (bench/RESULTS.md). Only texts marked here are prepared, so a connection
 // holds a bounded number of them, whatever the queries built on the fly.
 
-interface Named {
-  name: string;
-  /** How many times PostgreSQL refused the statement's plan in this process (see below). */
-  generation: number;
-}
-
-const names = new Map<string, Named>();
+const statementTexts = new Set<string>();
 
 /** Marks a statement's text as one the code runs again and again: on PostgreSQL it is prepared per connection. */
 export function nameStatement(text: string): void {
-  if (!names.has(text)) names.set(text, { name: `pausepoint_${names.size + 1}`, generation: 0 });
+  statementTexts.add(text);
 }
+
+/**
+ * How many times PostgreSQL has refused a prepared plan in this process
+ * (see prepareNamedStatements). Every statement moves on together: a
+ * migration that adds a column changes the shape of several.
+ */
+let generation = 0;
 
 /**
  * Makes the texts of a later generation this process's own: a pooler that
  * keeps prepared statements (PgBouncer 1.21 and later) shares one per text
  * between its clients, and would answer the same stale one again.
  */
-const PROCESS = randomBytes(6).toString('hex');
+const PROCESS_TAG = randomBytes(6).toString('hex');
+
+/** A statement as sent in a generation: named by its text's hash, so a name means one text in every process. */
+function statementOf(text: string, inGeneration: number): { name: string; text: string } {
+  const sent = inGeneration === 0 ? text : `${text}\n/* prepared again: ${PROCESS_TAG}.${inGeneration} */`;
+  return { name: `pausepoint_${createHash('sha256').update(sent).digest('hex').slice(0, 32)}`, text: sent };
+}
+
+/** Each text's statement of the current generation, kept so that the hash is taken once. */
+let statements = new Map<string, { name: string; text: string }>();
+function currentStatement(text: string) {
+  let statement = statements.get(text);
+  if (statement === undefined) {
+    statement = statementOf(text, generation);
+    statements.set(text, statement);
+  }
+  return statement;
+}
 
 type Query = (text: unknown, values?: unknown, callback?: unknown) => unknown;
 
 /**
- * Makes a pool's new client run the named texts as prepared statements (the
+ * Makes a pool's new client run the marked texts as prepared statements (the
  * pool's `connect` event). Kysely's driver calls `query(text, values)`; that
  * call alone is changed.
  *
  * A prepared `select *` or `returning *` fails with "cached plan must not
- * change result type" once another instance has migrated a column in. The
- * statement then moves on to a new generation, a new name and text, for
- * every connection of the process, and the run is repeated at once when no
- * transaction was open (the refused run did nothing). Inside a transaction
- * the error stands: only the runs already under way on other connections
- * meet it too.
+ * change result type" once a migration has added a column. Every statement
+ * then moves on to a new generation, new names and texts, on every
+ * connection of the process, and the refused run is repeated at once when no
+ * transaction was open (it did nothing). Inside a transaction the error
+ * stands: only the transactions under way at that moment fail.
  */
 export function prepareNamedStatements(client: ClientBase): void {
   const query = client.query.bind(client) as Query;
-  const run = (named: Named, generation: number, text: string, values: unknown[]) =>
-    generation === 0
-      ? (query({ name: named.name, text, values }) as Promise<QueryResult>)
-      : (query({
-          name: `${named.name}_${generation}`,
-          text: `${text}\n/* prepared again: ${PROCESS}.${generation} */`,
-          values,
-        }) as Promise<QueryResult>);
   (client as { query: Query }).query = (text, values, callback) => {
-    const named = typeof text === 'string' && callback === undefined ? names.get(text) : undefined;
-    if (named === undefined || !Array.isArray(values)) return query(text, values, callback);
-    const statement = text as string;
-    const generation = named.generation;
+    if (typeof text !== 'string' || !statementTexts.has(text) || callback !== undefined || !Array.isArray(values)) {
+      return query(text, values, callback);
+    }
+    const refusedIn = generation;
     const idle = client.getTransactionStatus() === 'I';
-    return run(named, generation, statement, values).catch((error: unknown) => {
+    const run = () => query({ ...currentStatement(text), values }) as Promise<QueryResult>;
+    return run().catch((error: unknown) => {
       if (!isStalePlan(error)) throw error;
-      // Runs refused together move the statement on once.
-      if (named.generation === generation) named.generation++;
+      // Runs refused together move the statements on once.
+      if (generation === refusedIn) {
+        generation++;
+        statements = new Map();
+      }
       if (!idle) throw error;
-      return run(named, named.generation, statement, values);
+      return run();
     });
   };
 }

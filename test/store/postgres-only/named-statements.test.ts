@@ -92,6 +92,24 @@ it('fails only the transactions under way: every connection of the process then 
   );
 });
 
+const touchDeveloper = prepared((db, input: { id: string }) =>
+  db.updateTable('developers').set({ plan: 'free' }).where('id', '=', input.id).returningAll(),
+);
+
+it('moves every statement on at the first refusal: the next transaction runs, whichever statements it uses', async () => {
+  await store.db.connection().execute(async (connection) => {
+    const readAndTouch = () =>
+      connection.transaction().execute(async (trx) => {
+        await developerById(store, { id: 'dev_n1' }, trx);
+        return (await touchDeveloper(store, { id: 'dev_n1' }, trx))[0];
+      });
+    await readAndTouch();
+    await sql`alter table developers add column migrated_for_both text`.execute(other.db);
+    await expect(readAndTouch()).rejects.toThrow(/cached plan must not change result type/);
+    expect(await readAndTouch()).toMatchObject({ id: 'dev_n1', migrated_for_both: null });
+  });
+});
+
 it('prepares nothing with DATABASE_PREPARED_STATEMENTS=off', async () => {
   const config = loadConfig({
     DATABASE_URL: database.url,
