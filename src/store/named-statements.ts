@@ -59,7 +59,8 @@ type Query = (text: unknown, values?: unknown, callback?: unknown) => unknown;
  * then moves on to a new generation, new names and texts, on every
  * connection of the process, and the refused run is repeated at once when no
  * transaction was open (it did nothing). Inside a transaction the error
- * stands: only the transactions under way at that moment fail.
+ * stands: only the transactions under way at that moment fail, and
+ * store.write() runs its work again (store.ts).
  */
 export function prepareNamedStatements(client: ClientBase): void {
   const query = client.query.bind(client) as Query;
@@ -84,5 +85,5 @@ export function prepareNamedStatements(client: ClientBase): void {
 }
 
 /** PostgreSQL's refusal of a prepared statement whose result columns changed (a migration added one). */
-const isStalePlan = (error: unknown) =>
+export const isStalePlan = (error: unknown) =>
   (error as { code?: string }).code === '0A000' && (error as { routine?: string }).routine === 'RevalidateCachedQuery';

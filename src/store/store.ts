@@ -4,7 +4,7 @@ import type { DatabaseConfig } from '../config.js';
 import { type AfterCommit, AfterCommitHooks } from './after-commit.js';
 import { groupCommitter, type Work } from './group-commit.js';
 import { migrations } from './migrations/index.js';
-import { prepareNamedStatements } from './named-statements.js';
+import { isStalePlan, prepareNamedStatements } from './named-statements.js';
 import type { Database } from './schema.js';
 import { RollbackSafeSqliteDialect, sqliteDialect } from './sqlite.js';
 import { WakeUps } from './wake-ups.js';
@@ -99,12 +99,19 @@ export function openStore(config: DatabaseConfig, options: StoreOptions = {}): S
     return done.value;
   };
   const grouped = config.kind === 'sqlite' ? groupCommitter(db, hooks) : undefined;
+  // A write may run twice (see above): on PostgreSQL it runs again when it met
+  // a prepared plan a migration made stale (named-statements.ts).
+  const writeAlone = <T>(work: Work<T>): Promise<T> =>
+    transaction(work).catch((error: unknown) => {
+      if (!isStalePlan(error)) throw error;
+      return transaction(work);
+    });
   return {
     db,
     readNow: sqlite && ((text, parameters) => sqlite.readNow(text, parameters)),
     dialect: config.kind,
     config,
-    write: (work) => (grouped ? grouped(work) : transaction(work)),
+    write: grouped ?? writeAlone,
     transaction,
     afterCommit: (trx, hook) => hooks.add(trx, hook),
     wakeUps: new WakeUps(),

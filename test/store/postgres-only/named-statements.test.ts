@@ -110,6 +110,21 @@ it('moves every statement on at the first refusal: the next transaction runs, wh
   });
 });
 
+it('runs a store.write again when it met a plan a migration made stale: the caller sees it commit', async () => {
+  // Prepared on every connection of the pool, so that the write meets a stale plan whichever it gets.
+  await Promise.all(
+    Array.from({ length: 4 }, () =>
+      store.db.connection().execute((connection) => developerById(store, { id: 'dev_n1' }, connection)),
+    ),
+  );
+  await sql`alter table developers add column migrated_under_write text`.execute(other.db);
+  const [touched] = await store.write(async (trx) => {
+    await developerById(store, { id: 'dev_n1' }, trx);
+    return touchDeveloper(store, { id: 'dev_n1' }, trx);
+  });
+  expect(touched).toMatchObject({ id: 'dev_n1', migrated_under_write: null });
+});
+
 it('prepares nothing with DATABASE_PREPARED_STATEMENTS=off', async () => {
   const config = loadConfig({
     DATABASE_URL: database.url,
