@@ -59,8 +59,7 @@ type Query = (text: unknown, values?: unknown, callback?: unknown) => unknown;
  * then moves on to a new generation, new names and texts, on every
  * connection of the process, and the refused run is repeated at once when no
  * transaction was open (it did nothing). Inside a transaction the error
- * stands: only the transactions under way at that moment fail, and
- * store.write() runs its work again (store.ts).
+ * stands, and the store runs the transaction's work again (store.ts).
  */
 export function prepareNamedStatements(client: ClientBase): void {
   const query = client.query.bind(client) as Query;

@@ -32,7 +32,9 @@ export type Dialect = 'sqlite' | 'postgres';
 //
 // Both run the after-commit hooks (after-commit.ts) their write registered,
 // once it commits: that is how a write wakes waiters and workers
-// (wake-ups.ts), never by its caller.
+// (wake-ups.ts), never by its caller. On PostgreSQL both run their work a
+// second time after meeting a prepared plan a migration made stale
+// (named-statements.ts), so the work of either only uses the database.
 
 /** The database behind the service: one Kysely handle whichever engine runs it. */
 export interface Store {
@@ -93,25 +95,25 @@ export function openStore(config: DatabaseConfig, options: StoreOptions = {}): S
   let probe: Promise<unknown> | undefined;
   let probedAt = Number.NEGATIVE_INFINITY;
   const hooks = new AfterCommitHooks(options.afterCommitFailed ?? warnOfFailedHook);
-  const transaction = async <T>(work: Work<T>): Promise<T> => {
+  const transactionOnce = async <T>(work: Work<T>): Promise<T> => {
     const done = await db.transaction().execute((trx) => hooks.collect(trx, work));
     hooks.run(done.hooks);
     return done.value;
   };
-  const grouped = config.kind === 'sqlite' ? groupCommitter(db, hooks) : undefined;
-  // A write may run twice (see above): on PostgreSQL it runs again when it met
-  // a prepared plan a migration made stale (named-statements.ts).
-  const writeAlone = <T>(work: Work<T>): Promise<T> =>
-    transaction(work).catch((error: unknown) => {
+  // On PostgreSQL a transaction that met a prepared plan a migration made
+  // stale (named-statements.ts) runs again: its work only uses the database.
+  const transaction = <T>(work: Work<T>): Promise<T> =>
+    transactionOnce(work).catch((error: unknown) => {
       if (!isStalePlan(error)) throw error;
-      return transaction(work);
+      return transactionOnce(work);
     });
+  const grouped = config.kind === 'sqlite' ? groupCommitter(db, hooks) : undefined;
   return {
     db,
     readNow: sqlite && ((text, parameters) => sqlite.readNow(text, parameters)),
     dialect: config.kind,
     config,
-    write: grouped ?? writeAlone,
+    write: grouped ?? transaction,
     transaction,
     afterCommit: (trx, hook) => hooks.add(trx, hook),
     wakeUps: new WakeUps(),

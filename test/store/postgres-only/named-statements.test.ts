@@ -110,19 +110,29 @@ it('moves every statement on at the first refusal: the next transaction runs, wh
   });
 });
 
-it('runs a store.write again when it met a plan a migration made stale: the caller sees it commit', async () => {
-  // Prepared on every connection of the pool, so that the write meets a stale plan whichever it gets.
-  await Promise.all(
+/** Both statements prepared on every connection the pool holds, so that a write meets a stale plan whichever it gets. */
+const preparedOnEveryConnection = () =>
+  Promise.all(
     Array.from({ length: 4 }, () =>
-      store.db.connection().execute((connection) => developerById(store, { id: 'dev_n1' }, connection)),
+      store.db.connection().execute(async (connection) => {
+        await developerById(store, { id: 'dev_n1' }, connection);
+        await touchDeveloper(store, { id: 'dev_n1' }, connection);
+      }),
     ),
   );
+
+it('runs a store.write or store.transaction again when it met a plan a migration made stale: the caller sees it commit', async () => {
+  await preparedOnEveryConnection();
   await sql`alter table developers add column migrated_under_write text`.execute(other.db);
   const [touched] = await store.write(async (trx) => {
     await developerById(store, { id: 'dev_n1' }, trx);
     return touchDeveloper(store, { id: 'dev_n1' }, trx);
   });
   expect(touched).toMatchObject({ id: 'dev_n1', migrated_under_write: null });
+  await preparedOnEveryConnection();
+  await sql`alter table developers add column migrated_under_transaction text`.execute(other.db);
+  const [again] = await store.transaction(async (trx) => touchDeveloper(store, { id: 'dev_n1' }, trx));
+  expect(again).toMatchObject({ id: 'dev_n1', migrated_under_transaction: null });
 });
 
 it('prepares nothing with DATABASE_PREPARED_STATEMENTS=off', async () => {
