@@ -85,4 +85,5 @@ export function prepareNamedStatements(client: ClientBase): void {
 
 /** PostgreSQL's refusal of a prepared statement whose result columns changed (a migration added one). */
 export const isStalePlan = (error: unknown) =>
-  (error as { code?: string }).code === '0A000' && (error as { routine?: string }).routine === 'RevalidateCachedQuery';
+  (error as { code?: string } | null)?.code === '0A000' &&
+  (error as { routine?: string }).routine === 'RevalidateCachedQuery';

@@ -52,10 +52,15 @@ export interface Store {
    * share one commit (group-commit.ts); on PostgreSQL each has its own, and
    * the server groups the flushes of concurrent commits itself. `work` must
    * only use the database: on SQLite the writes grouped with it wait for it,
-   * and it runs a second time (after a rollback) when one of them fails.
+   * and it runs a second time (after a rollback) when one of them fails; on
+   * PostgreSQL, when it met a prepared plan a migration made stale.
    */
   write<T>(work: Work<T>): Promise<T>;
-  /** Runs `work` in a transaction of its own, on both engines; then its after-commit hooks. */
+  /**
+   * Runs `work` in a transaction of its own, on both engines; then its
+   * after-commit hooks. `work` must only use the database: on PostgreSQL it
+   * runs a second time when it met a prepared plan a migration made stale.
+   */
   transaction<T>(work: Work<T>): Promise<T>;
   /**
    * Runs `hook` after the write running in `trx` commits (at once when `trx`

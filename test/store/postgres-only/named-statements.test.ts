@@ -124,15 +124,28 @@ const preparedOnEveryConnection = () =>
 it('runs a store.write or store.transaction again when it met a plan a migration made stale: the caller sees it commit', async () => {
   await preparedOnEveryConnection();
   await sql`alter table developers add column migrated_under_write text`.execute(other.db);
+  let runs = 0;
+  let hooksRun = 0;
   const [touched] = await store.write(async (trx) => {
+    runs++;
+    store.afterCommit(trx, () => {
+      hooksRun++;
+    });
     await developerById(store, { id: 'dev_n1' }, trx);
     return touchDeveloper(store, { id: 'dev_n1' }, trx);
   });
   expect(touched).toMatchObject({ id: 'dev_n1', migrated_under_write: null });
+  // It met the stale plan and ran again; the first run's hook went with its rollback.
+  expect({ runs, hooksRun }).toEqual({ runs: 2, hooksRun: 1 });
   await preparedOnEveryConnection();
   await sql`alter table developers add column migrated_under_transaction text`.execute(other.db);
-  const [again] = await store.transaction(async (trx) => touchDeveloper(store, { id: 'dev_n1' }, trx));
+  runs = 0;
+  const [again] = await store.transaction(async (trx) => {
+    runs++;
+    return touchDeveloper(store, { id: 'dev_n1' }, trx);
+  });
   expect(again).toMatchObject({ id: 'dev_n1', migrated_under_transaction: null });
+  expect(runs).toBe(2);
 });
 
 it('prepares nothing with DATABASE_PREPARED_STATEMENTS=off', async () => {
