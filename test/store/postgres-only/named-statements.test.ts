@@ -6,8 +6,8 @@ import { migrateToLatest, openStore, type Store } from '../../../src/store/store
 import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
 import { newSecretKey, openTestStore } from '../../helpers/process.js';
 
-// On PostgreSQL the statements the code compiles once are prepared per
-// connection (src/store/named-statements.ts), unless DATABASE_PREPARED_STATEMENTS=off.
+// On PostgreSQL with DATABASE_PREPARED_STATEMENTS=on, the statements the code
+// compiles once are prepared per connection (src/store/named-statements.ts).
 
 let database: TestDatabase;
 let store: Store;
@@ -16,7 +16,9 @@ let other: Store;
 beforeAll(async () => {
   database = await freshDatabase('postgres');
   const secretKey = newSecretKey();
-  store = openTestStore(database.url, secretKey);
+  store = openStore(
+    loadConfig({ DATABASE_URL: database.url, SECRET_KEY: secretKey, DATABASE_PREPARED_STATEMENTS: 'on' }).database,
+  );
   await migrateToLatest(store);
   other = openTestStore(database.url, secretKey);
   await store.db
@@ -148,13 +150,8 @@ it('runs a store.write or store.transaction again when it met a plan a migration
   expect(runs).toBe(2);
 });
 
-it('prepares nothing with DATABASE_PREPARED_STATEMENTS=off', async () => {
-  const config = loadConfig({
-    DATABASE_URL: database.url,
-    SECRET_KEY: newSecretKey(),
-    DATABASE_PREPARED_STATEMENTS: 'off',
-  });
-  const unprepared = openStore(config.database);
+it('prepares nothing with DATABASE_PREPARED_STATEMENTS=off, the default', async () => {
+  const unprepared = openTestStore(database.url, newSecretKey());
   try {
     await unprepared.db.connection().execute(async (connection) => {
       const [row] = await developerById(unprepared, { id: 'dev_n1' }, connection);
