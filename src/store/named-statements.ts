@@ -67,13 +67,13 @@ export function prepareNamedStatements(client: ClientBase): void {
     if (typeof text !== 'string' || !statementTexts.has(text) || callback !== undefined || !Array.isArray(values)) {
       return query(text, values, callback);
     }
-    const refusedIn = generation;
+    const runGeneration = generation;
     const idle = client.getTransactionStatus() === 'I';
     const run = () => query({ ...currentStatement(text), values }) as Promise<QueryResult>;
     return run().catch((error: unknown) => {
       if (!isStalePlan(error)) throw error;
       // Runs refused together move the statements on once.
-      if (generation === refusedIn) {
+      if (generation === runGeneration) {
         generation++;
         statements = new Map();
       }

@@ -32,6 +32,10 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** Another instance's migration: a column added to developers, which changes the shape of its `select *`. */
+const migrateColumnIn = (column: string) =>
+  sql`alter table developers add column ${sql.id(column)} text`.execute(other.db);
+
 // All the columns: the shape a migration changes.
 const developerById = prepared((db, input: { id: string }) =>
   db.selectFrom('developers').selectAll().where('id', '=', input.id),
@@ -57,7 +61,7 @@ it('prepares a compiled statement once on a connection and binds each run’s va
 it('runs a prepared statement again when another instance migrated a column in, outside a transaction', async () => {
   await store.db.connection().execute(async (connection) => {
     await developerById(store, { id: 'dev_n1' }, connection);
-    await sql`alter table developers add column migrated_in text`.execute(other.db);
+    await migrateColumnIn('migrated_in');
     // PostgreSQL refuses the old plan ("cached plan must not change result type"); the run is repeated, prepared anew.
     const [row] = await developerById(store, { id: 'dev_n1' }, connection);
     expect(row).toMatchObject({ id: 'dev_n1', migrated_in: null });
@@ -67,7 +71,7 @@ it('runs a prepared statement again when another instance migrated a column in, 
 it('fails once inside a transaction, and prepares the new shape on the next run', async () => {
   await store.db.connection().execute(async (connection) => {
     await developerById(store, { id: 'dev_n1' }, connection);
-    await sql`alter table developers add column migrated_again text`.execute(other.db);
+    await migrateColumnIn('migrated_again');
     await expect(
       connection.transaction().execute((trx) => developerById(store, { id: 'dev_n1' }, trx)),
     ).rejects.toThrow(/cached plan must not change result type/);
@@ -81,7 +85,7 @@ it('fails only the transactions under way: every connection of the process then 
     store.db.connection().execute(async (second) => {
       await developerById(store, { id: 'dev_n1' }, first);
       await developerById(store, { id: 'dev_n1' }, second);
-      await sql`alter table developers add column migrated_twice text`.execute(other.db);
+      await migrateColumnIn('migrated_twice');
       await expect(first.transaction().execute((trx) => developerById(store, { id: 'dev_n1' }, trx))).rejects.toThrow(
         /cached plan must not change result type/,
       );
@@ -106,7 +110,7 @@ it('moves every statement on at the first refusal: the next transaction runs, wh
         return (await touchDeveloper(store, { id: 'dev_n1' }, trx))[0];
       });
     await readAndTouch();
-    await sql`alter table developers add column migrated_for_both text`.execute(other.db);
+    await migrateColumnIn('migrated_for_both');
     await expect(readAndTouch()).rejects.toThrow(/cached plan must not change result type/);
     expect(await readAndTouch()).toMatchObject({ id: 'dev_n1', migrated_for_both: null });
   });
@@ -125,7 +129,7 @@ const preparedOnEveryConnection = () =>
 
 it('runs a store.write or store.transaction again when it met a plan a migration made stale: the caller sees it commit', async () => {
   await preparedOnEveryConnection();
-  await sql`alter table developers add column migrated_under_write text`.execute(other.db);
+  await migrateColumnIn('migrated_under_write');
   let runs = 0;
   let hooksRun = 0;
   const [touched] = await store.write(async (trx) => {
@@ -140,7 +144,7 @@ it('runs a store.write or store.transaction again when it met a plan a migration
   // It met the stale plan and ran again; the first run's hook went with its rollback.
   expect({ runs, hooksRun }).toEqual({ runs: 2, hooksRun: 1 });
   await preparedOnEveryConnection();
-  await sql`alter table developers add column migrated_under_transaction text`.execute(other.db);
+  await migrateColumnIn('migrated_under_transaction');
   runs = 0;
   const [again] = await store.transaction(async (trx) => {
     runs++;
