@@ -12,8 +12,8 @@ export type DatabaseConfig =
   | {
       kind: 'postgres';
       url: string;
-      /** DATABASE_PREPARED_STATEMENTS; off when not given. */
-      preparedStatements?: boolean;
+      /** DATABASE_PREPARED_STATEMENTS. */
+      preparedStatements: boolean;
     };
 export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -122,8 +122,8 @@ export const SETTINGS = {
     doc: '`sqlite:PATH` (embedded, the folder is created) or `postgres://user:pass@host:5432/db`.',
   },
   DATABASE_PREPARED_STATEMENTS: {
-    default: 'off',
-    doc: "PostgreSQL only. `on`: the statements the service runs most are prepared once per connection and then only bound to new values, which saves PostgreSQL parsing and planning them on every run (about a third of its CPU a webhook delivery). `off`: every statement is sent unnamed. Off by default for now: with it on, a test of fair webhook claims sends another developer's delivery one outbound timeout late in about one run in six, for a reason not yet found (see [operations](operations.md#several-instances-on-postgresql)). Leave it `off` behind a connection pooler in transaction mode that does not keep prepared statements (PgBouncer before 1.21, or 1.21 and later with `max_prepared_statements = 0`).",
+    default: 'on',
+    doc: 'PostgreSQL only. `on`: the statements the service runs most are prepared once per connection and then only bound to new values, which saves PostgreSQL parsing and planning them on every run (about a third of its CPU a webhook delivery). `off`: every statement is sent unnamed. Set it `off` behind a connection pooler in transaction mode that does not keep prepared statements (PgBouncer before 1.21, or 1.21 and later with `max_prepared_statements = 0`); see [operations](operations.md#several-instances-on-postgresql).',
   },
   PUBLIC_BASE_URL: {
     unset: 'the address it listens on',
@@ -265,12 +265,11 @@ export function loadConfig(env: Env = process.env): Config {
 
   const port = parseInteger('PORT', value('PORT'), 0, 65535);
   const host = value('HOST');
-  const database = parseDatabaseUrl(value('DATABASE_URL'));
   const preparedStatements = parseChoice('DATABASE_PREPARED_STATEMENTS', value('DATABASE_PREPARED_STATEMENTS'), [
     'on',
     'off',
   ] as const);
-  if (database.kind === 'postgres') database.preparedStatements = preparedStatements === 'on';
+  const database = parseDatabaseUrl(value('DATABASE_URL'), preparedStatements === 'on');
   const secretKey = read('SECRET_KEY');
   if (secretKey !== undefined && secretKey.length < 32) {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters (try: openssl rand -hex 32)');
@@ -424,7 +423,7 @@ function isLoopback(hostname: string): boolean {
   return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
 }
 
-function parseDatabaseUrl(raw: string): DatabaseConfig {
+function parseDatabaseUrl(raw: string, preparedStatements: boolean): DatabaseConfig {
   if (raw.startsWith('sqlite:')) {
     const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path === '')
@@ -433,7 +432,7 @@ function parseDatabaseUrl(raw: string): DatabaseConfig {
   }
   if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
     parseUrl('DATABASE_URL', raw, ['postgres:', 'postgresql:']);
-    return { kind: 'postgres', url: raw };
+    return { kind: 'postgres', url: raw, preparedStatements };
   }
   throw new ConfigError('DATABASE_URL', 'must start with sqlite: or postgres://');
 }

@@ -15,7 +15,7 @@ import type { BenchDatabase } from './service.js';
 /** The project's store over the benchmark database, from the benchmark process. */
 export function openBenchStore(database: BenchDatabase): Store {
   if (database.kind === 'sqlite') return openStore({ kind: 'sqlite', path: database.url.slice('sqlite:'.length) });
-  return openStore({ kind: 'postgres', url: database.url });
+  return openStore({ kind: 'postgres', url: database.url, preparedStatements: true });
 }
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';

@@ -25,8 +25,6 @@ const AHEAD_MS = 100;
 const AHEAD_STALE_AFTER = 5;
 /** The weight of one attempt's time in their moving average: 1/ATTEMPTS_AVERAGED. */
 const ATTEMPTS_AVERAGED = 32;
-/** Claims that may be out at once: the next is asked for while the last's round trips and commit are under way. */
-const CLAIMS_AT_ONCE = 2;
 /**
  * Statements settling successes that may be out at once, each carrying all
  * the successes waiting when it starts; the second only while a batch waits.
@@ -188,13 +186,17 @@ export function outboxTick<T extends Claim>(
   // attempt has its answer: recording it (the settle, a database round trip
   // with its commit) goes on beside the next attempts, up to batchesAhead
   // batches of answers waiting for it. The next rows are claimed before slots
-  // free up, as many ahead as rowsAhead says and with up to CLAIMS_AT_ONCE
-  // claims out, so a slot that frees starts the next attempt without waiting
-  // for a claim's round trips; a row claimed ahead that could no longer
-  // finish within its lease, or that has waited far longer than the rows
-  // ahead should last, is handed back unattempted. A
+  // free up, as many ahead as rowsAhead says, so a slot that frees starts the
+  // next attempt without waiting for a claim's round trips. A row claimed
+  // ahead that could no longer finish within its lease, or that has waited far
+  // longer than the rows ahead should last, is handed back unattempted. A
   // wake-up (new work written) claims again at once; otherwise, while
   // attempts are out, the queue is looked at every RECLAIM_MS.
+  //
+  // One claim is out at a time. Of two, the later could take another
+  // developer's new row while the earlier, answered first, filled the slots
+  // that had freed up; that row would then wait behind them all, a whole
+  // outbound timeout when they hang.
   return async (context: TickContext): Promise<number> => {
     let attempting = 0;
     let unsettled = 0;
@@ -262,9 +264,8 @@ export function outboxTick<T extends Claim>(
       unsettled--;
       progressed?.();
     };
-    // Rows asked for by the claims out (at most CLAIMS_AT_ONCE).
+    // Rows asked for by the claim out; 0 when none is (a claim asks for half a batch or more).
     let claiming = 0;
-    let claimsOut = 0;
     let claimFailure: { error: unknown } | undefined;
     const held = () => attempting + ahead.length + claiming;
     const wanted = () => spec.batchSize + rowsAhead() - held();
@@ -272,13 +273,12 @@ export function outboxTick<T extends Claim>(
       !context.stopping &&
       wanted() >= Math.max(spec.batchSize, rowsAhead()) / 2 &&
       unsettled - attempting < batchesAhead * spec.batchSize;
-    const canClaim = () => claimsOut < CLAIMS_AT_ONCE && claimFailure === undefined && mayClaim();
+    const canClaim = () => claiming === 0 && claimFailure === undefined && mayClaim();
     const claimMore = () => {
-      while (canClaim() && Date.now() >= lookAgainAt) {
+      if (canClaim() && Date.now() >= lookAgainAt) {
         const limit = wanted();
         const claimedAt = Date.now();
-        claimsOut++;
-        claiming += limit;
+        claiming = limit;
         claim(limit)
           .then(
             (items) => {
@@ -292,8 +292,7 @@ export function outboxTick<T extends Claim>(
             },
           )
           .finally(() => {
-            claimsOut--;
-            claiming -= limit;
+            claiming = 0;
             start();
             progressed?.();
           });
@@ -301,7 +300,7 @@ export function outboxTick<T extends Claim>(
     };
     for (;;) {
       claimMore();
-      if (claimFailure !== undefined && claimsOut === 0) {
+      if (claimFailure !== undefined && claiming === 0) {
         const { error } = claimFailure;
         claimFailure = undefined;
         // With attempts still out, keep them in this tick (stop() waits for
@@ -312,7 +311,7 @@ export function outboxTick<T extends Claim>(
         lookAgainAt = Date.now() + CLAIM_RETRY_MS;
         continue;
       }
-      if (unsettled === 0 && ahead.length === 0 && claimsOut === 0) break;
+      if (unsettled === 0 && ahead.length === 0 && claiming === 0) break;
       const someProgress = new Promise<boolean>((resolve) => {
         progressed = () => resolve(false);
       });

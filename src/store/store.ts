@@ -157,7 +157,7 @@ async function probeWrite(db: Kysely<Database>): Promise<void> {
   );
 }
 
-function postgresDialect({ url, preparedStatements = false }: { url: string; preparedStatements?: boolean }) {
+function postgresDialect({ url, preparedStatements }: { url: string; preparedStatements: boolean }) {
   return new PostgresDialect({
     // The driver is loaded only when PostgreSQL is used; SQLite never needs it.
     pool: async () => {

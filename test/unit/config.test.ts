@@ -81,7 +81,7 @@ describe('loadConfig defaults', () => {
     expect(config.database).toEqual({
       kind: 'postgres',
       url: 'postgres://u:p@db.example:5432/pp',
-      preparedStatements: false,
+      preparedStatements: true,
     });
     expect(config.secretKey).toBe(SECRET);
     expect(config.smtpUrl).toBe('smtps://user:pass@mail.example:465');
@@ -231,10 +231,10 @@ describe('loadConfig rejects bad values with a message that starts with the vari
 describe('DATABASE_PREPARED_STATEMENTS', () => {
   const postgres = { DATABASE_URL: 'postgres://u@db.example:5432/pp', SECRET_KEY: SECRET };
 
-  it('prepares statements on PostgreSQL only when turned on', () => {
-    expect(loadConfig(postgres).database).toMatchObject({ kind: 'postgres', preparedStatements: false });
-    expect(loadConfig({ ...postgres, DATABASE_PREPARED_STATEMENTS: 'on' }).database).toMatchObject({
-      preparedStatements: true,
+  it('prepares statements on PostgreSQL unless turned off', () => {
+    expect(loadConfig(postgres).database).toMatchObject({ kind: 'postgres', preparedStatements: true });
+    expect(loadConfig({ ...postgres, DATABASE_PREPARED_STATEMENTS: 'off' }).database).toMatchObject({
+      preparedStatements: false,
     });
   });
 

@@ -6,8 +6,9 @@ import { migrateToLatest, openStore, type Store } from '../../../src/store/store
 import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
 import { newSecretKey, openTestStore } from '../../helpers/process.js';
 
-// On PostgreSQL with DATABASE_PREPARED_STATEMENTS=on, the statements the code
-// compiles once are prepared per connection (src/store/named-statements.ts).
+// On PostgreSQL with DATABASE_PREPARED_STATEMENTS=on (the default), the
+// statements the code compiles once are prepared per connection
+// (src/store/named-statements.ts).
 
 let database: TestDatabase;
 let store: Store;
@@ -16,9 +17,7 @@ let other: Store;
 beforeAll(async () => {
   database = await freshDatabase('postgres');
   const secretKey = newSecretKey();
-  store = openStore(
-    loadConfig({ DATABASE_URL: database.url, SECRET_KEY: secretKey, DATABASE_PREPARED_STATEMENTS: 'on' }).database,
-  );
+  store = openTestStore(database.url, secretKey);
   await migrateToLatest(store);
   other = openTestStore(database.url, secretKey);
   await store.db
@@ -154,8 +153,11 @@ it('runs a store.write or store.transaction again when it met a plan a migration
   expect(runs).toBe(2);
 });
 
-it('prepares nothing with DATABASE_PREPARED_STATEMENTS=off, the default', async () => {
-  const unprepared = openTestStore(database.url, newSecretKey());
+it('prepares nothing with DATABASE_PREPARED_STATEMENTS=off', async () => {
+  const unprepared = openStore(
+    loadConfig({ DATABASE_URL: database.url, SECRET_KEY: newSecretKey(), DATABASE_PREPARED_STATEMENTS: 'off' })
+      .database,
+  );
   try {
     await unprepared.db.connection().execute(async (connection) => {
       const [row] = await developerById(unprepared, { id: 'dev_n1' }, connection);
