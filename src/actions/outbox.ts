@@ -315,9 +315,9 @@ export function outboxTick<T extends Claim>(
       const someProgress = new Promise<boolean>((resolve) => {
         progressed = () => resolve(false);
       });
-      const woken = await Promise.race(
-        canClaim() ? [someProgress, context.pause(Math.max(0, lookAgainAt - Date.now()))] : [someProgress],
-      );
+      const woken = canClaim()
+        ? await context.pause(Math.max(0, lookAgainAt - Date.now()), someProgress)
+        : await someProgress;
       if (woken) lookAgainAt = 0;
     }
     if (context.stopping) return 0;

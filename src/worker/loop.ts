@@ -57,15 +57,20 @@ export class Loop implements TickContext {
     return this.stopped;
   }
 
-  pause(ms: number): Promise<boolean> {
+  pause(ms: number, until?: Promise<unknown>): Promise<boolean> {
     this.endPause(false); // a newer pause replaces one nobody waits for any more
     if (this.stopped || this.wokenMeanwhile) {
       this.wokenMeanwhile = false;
       return Promise.resolve(true);
     }
     return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => this.endPause(false), ms);
-      this.current = { timer, resolve };
+      const current = { timer: setTimeout(() => this.endPause(false), ms), resolve };
+      this.current = current;
+      // Ended with `until`, not left to a wake nobody would hear: that wake must end the next pause.
+      const ended = () => {
+        if (this.current === current) this.endPause(false);
+      };
+      until?.then(ended, ended);
     });
   }
 

@@ -122,6 +122,31 @@ describe('Loop', () => {
     await stopped;
   });
 
+  it('ends a pause when its `until` settles, and keeps the wake that comes after for the next pause', async () => {
+    const waited: Array<[boolean, number]> = [];
+    let progress: (() => void) | undefined;
+    let release: (() => void) | undefined;
+    const tick: Tick = async (ctx) => {
+      if (waited.length > 0) return 10_000;
+      waited.push([await ctx.pause(10_000, new Promise<void>((resolve) => (progress = resolve))), Date.now()]);
+      await new Promise<void>((resolve) => (release = resolve)); // the test wakes the loop here
+      waited.push([await ctx.pause(10_000), Date.now()]);
+      return 10_000;
+    };
+    newLoop(tick).start();
+    await vi.advanceTimersByTimeAsync(100);
+    progress?.();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(waited).toEqual([[false, 100]]);
+    loops[0]!.wake(); // nobody pauses now
+    release?.();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(waited).toEqual([
+      [false, 100],
+      [true, 100],
+    ]);
+  });
+
   it('stops cleanly: ends the sleep, waits for the tick in hand, and starts no other', async () => {
     let release: (() => void) | undefined;
     const runs: number[] = [];
