@@ -133,12 +133,13 @@ describe('Loop', () => {
       waited.push([await ctx.pause(10_000), Date.now()]);
       return 10_000;
     };
-    newLoop(tick).start();
+    const loop = newLoop(tick);
+    loop.start();
     await vi.advanceTimersByTimeAsync(100);
     progress?.();
     await vi.advanceTimersByTimeAsync(0);
     expect(waited).toEqual([[false, 100]]);
-    loops[0]!.wake(); // nobody pauses now
+    loop.wake(); // nobody pauses now
     release?.();
     await vi.advanceTimersByTimeAsync(0);
     expect(waited).toEqual([
