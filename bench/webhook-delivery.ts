@@ -45,12 +45,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { Agent, request } from 'undici';
-import { BATCH_SIZE } from '../src/actions/deliveries.js';
+import { BATCH_SIZE, deliveryHeaders } from '../src/actions/deliveries.js';
+import { standardSigningKey } from '../src/domain/webhooks.js';
 import type { DeliveriesTable } from '../src/store/schema.js';
 import type { Store } from '../src/store/store.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../test/helpers/https-receiver.js';
 import { summariseProfiles } from './lib/cpu-profile.js';
 import { type CpuSampler, sampleCpu } from './lib/cpu-sampler.js';
+import type { FloorInput, FloorResult } from './lib/delivery-floor.js';
 import { checkFlags, numberFlag, onCleanup, parseFlags, runBenchmark, tempDir } from './lib/harness.js';
 import { runLoad } from './lib/load.js';
 import { insertPausesDirectly, openBenchStore } from './lib/pauses.js';
@@ -98,7 +100,7 @@ interface Setup {
 
 async function main(): Promise<void> {
   const flags = parseFlags();
-  checkFlags(flags, ['count', 'warmup', 'rate', 'seconds', 'postgres', 'cpu-prof']);
+  checkFlags(flags, ['count', 'warmup', 'rate', 'seconds', 'postgres', 'cpu-prof', 'floor']);
   const count = numberFlag(flags, 'count', 10_000);
   const warmup = numberFlag(flags, 'warmup', 500);
   const rate = numberFlag(flags, 'rate', 200);
@@ -107,6 +109,9 @@ async function main(): Promise<void> {
     throw new Error('--count + --warmup is at most 100,000, --rate at most 2,000 and --seconds at most 60');
   }
   const profileDir = profileDirOf(flags.get('cpu-prof'));
+  const withFloor = flags.has('floor');
+  if (withFloor && (!flags.has('postgres') || profileDir))
+    throw new Error('--floor goes with --postgres, without --cpu-prof');
 
   console.log(`# bench:webhooks — webhook delivery against a plain undici POST loop (${BATCH_SIZE} in flight)`);
   console.log(await machineSummary());
@@ -177,6 +182,80 @@ async function main(): Promise<void> {
     console.log(`\nCPU profile of the service (${profileDir}):`);
     console.log(summariseProfiles(profileDir));
   }
+  if (withFloor) {
+    await service.stop();
+    await runFloor(setup, loopInput, warmup, arrivals.length, after, drained);
+  }
+}
+
+/**
+ * --floor: the same backlog again, drained by bench/lib/delivery-floor.ts
+ * (the least a delivery of this data model costs) with the service stopped,
+ * then the plain loop once more. The deliveries are put back as they were
+ * parked for the drain, after a VACUUM, so that the table holds one dead
+ * version a row, as it did then.
+ */
+async function runFloor(
+  setup: Setup,
+  loopInput: PostLoopInput,
+  warmup: number,
+  total: number,
+  after: Rate,
+  drained: Drained,
+): Promise<void> {
+  const { store, webhookId } = setup;
+  await sql`vacuum deliveries, delivery_attempts`.execute(store.db);
+  await store.db.deleteFrom('delivery_attempts').where('webhook_id', '=', webhookId).execute();
+  await store.db
+    .updateTable('deliveries')
+    .set({ status: 'pending', attempts: 0, next_attempt_at: PARKED_UNTIL, last_status_code: null, completed_at: null })
+    .where('webhook_id', '=', webhookId)
+    .execute();
+  const input: FloorInput = {
+    databaseUrl: setup.database.url,
+    secret: setup.secret,
+    concurrency: BATCH_SIZE,
+    total,
+    warmup,
+  };
+  console.log(`\nfloor: ${int(total)} deliveries put back; bench/lib/delivery-floor.ts drains them…`);
+  const floor = execFileAsync(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench/lib/delivery-floor.ts'), JSON.stringify(input)],
+    { env: { ...process.env, NODE_EXTRA_CA_CERTS: setup.receiver.caFile }, timeout: 5 * 60_000, cwd: ROOT },
+  );
+  const timed = await releaseBacklog(setup, floor.child.pid!, warmup, total - warmup);
+  const result = JSON.parse((await floor).stdout.trim().split('\n').pop() ?? '') as FloorResult;
+  const shares = { ...timed.shares, sender: result.cpuSeconds / result.deliveries };
+  console.log('baseline 3 (plain undici loop)…');
+  const last = await runBaseline(setup, loopInput);
+  const loop = (after.perSecond + last.perSecond) / 2;
+  const row = (name: string, rate: number, cpu: CpuShares) => [
+    name,
+    int(rate),
+    pct(rate / loop),
+    us(cpu.sender),
+    us(cpu.receiver),
+    us(cpu.database),
+    us(cpu.machine),
+    pct(cpu.machineBusy),
+  ];
+  console.log('');
+  console.log(
+    table(
+      ['drain (timed span)', 'messages/s', 'of the loop', 'sender', 'receiver', 'PostgreSQL', 'whole machine', 'busy'],
+      [
+        row('service', drained.perSecond, drained.shares),
+        row('floor (claim, sign, POST, settle)', timed.perSecond, shares),
+        row('plain loop, after the floor', last.perSecond, last.shares),
+      ],
+    ),
+  );
+  console.log(
+    `RESULT floor: ${int(timed.perSecond)} deliveries/s = ${pct(timed.perSecond / loop)} of the plain loop ` +
+      `(${int(after.perSecond)} and ${int(last.perSecond)} posts/s, the runs around it); the service drained ` +
+      `${pct(drained.perSecond / timed.perSecond)} of the floor's rate`,
+  );
 }
 
 /** --cpu-prof profiles into a temp folder removed at the end; --cpu-prof=<dir> keeps the .cpuprofile there. */
@@ -257,7 +336,12 @@ async function setNextAttempt(store: Store, at: string): Promise<void> {
 
 const parkDeliveries = (store: Store) => setNextAttempt(store, PARKED_UNTIL);
 
-/** A real stored delivery body and the headers the worker sends with it (src/actions/deliveries.ts). */
+/**
+ * A real stored delivery body and the headers the worker sends with it, made
+ * by the worker's own deliveryHeaders (SPEC's and Standard Webhooks'), and its
+ * user-agent (src/net/safe-client.ts): the loop's posts cost the sender and
+ * the receiver what a delivery's do.
+ */
 async function sampleDelivery(setup: Setup): Promise<{ body: string; headers: Record<string, string> }> {
   const row = await setup.store.db
     .selectFrom('deliveries')
@@ -265,15 +349,11 @@ async function sampleDelivery(setup: Setup): Promise<{ body: string; headers: Re
     .select(['deliveries.id', 'events.type', 'events.payload'])
     .where('deliveries.webhook_id', '=', setup.webhookId)
     .executeTakeFirstOrThrow();
+  const signing = { secret: setup.secret, key: standardSigningKey(setup.secret) };
+  const delivery = { ...row, secret_sealed: '', previous_secret_sealed: null, previous_secret_expires_at: null };
   return {
     body: row.payload,
-    headers: {
-      'content-type': 'application/json',
-      'x-service-signature': sign(setup.secret, row.payload),
-      'x-service-event': row.type,
-      'x-service-delivery': row.id,
-      'user-agent': 'pausepoint-webhooks/1',
-    },
+    headers: { ...deliveryHeaders(delivery, new Date(), () => signing), 'user-agent': 'pausepoint-webhooks/1' },
   };
 }
 
@@ -370,38 +450,55 @@ interface Drained extends Rate {
 
 /** Releases the parked backlog and times the worker draining it. */
 async function drain(setup: Setup, service: ServiceProcess, warmup: number, count: number): Promise<Drained> {
+  const cpuBefore = readCpuSeconds(service.pid);
+  const timed = await releaseBacklog(setup, service.pid, warmup, count);
+  const cpu = readCpuSeconds(service.pid) - cpuBefore;
+  const drained: Drained = {
+    ...timed,
+    cpuPerMessage: cpu / (warmup + count),
+    serviceCpu: cpu / (timed.settledMs / 1000),
+  };
+  console.log(
+    `  ${int(drained.perSecond)} deliveries/s after the first ${int(warmup)}; all ${int(warmup + count)} settled ` +
+      `${ms(drained.settledMs)} after the release`,
+  );
+  return drained;
+}
+
+/**
+ * Releases the parked backlog (every pending delivery due now) and times
+ * whoever drains it (`sender`, a process id), from the receiver's arrivals
+ * and the CPU sampler, until no delivery is pending.
+ */
+async function releaseBacklog(
+  setup: Setup,
+  sender: number,
+  warmup: number,
+  count: number,
+): Promise<Omit<Drained, 'cpuPerMessage' | 'serviceCpu'>> {
   const { receiver, store } = setup;
   const total = warmup + count;
   receiver.reset();
-  const cpuBefore = readCpuSeconds(service.pid);
-  const sampler = sampleCpu({ watched: service.pid, databaseServer: setup.databaseServer });
+  const sampler = sampleCpu({ watched: sender, databaseServer: setup.databaseServer });
   const released = Date.now();
   await setNextAttempt(store, new Date(released).toISOString());
   const arrivals = (await receiver.waitForRequests(total, 5 * 60_000)).filter((req) => req.path === HOOK_PATH);
   if (arrivals.length !== total) throw new Error(`drain: expected ${total} deliveries, got ${arrivals.length}`);
   const settled = await waitUntilSettled(setup, released + 5 * 60_000);
-  const cpu = readCpuSeconds(service.pid) - cpuBefore;
   sampler.stop();
   const at = arrivals.map((req) => req.receivedAt);
   const first = at[0]!;
   const last = at[total - 1]!;
-  const drained: Drained = {
+  return {
     perSecond: count / ((last - at[warmup - 1]!) / 1000),
     overallPerSecond: total / ((last - first) / 1000),
-    cpuPerMessage: cpu / total,
     connections: receiver.connections,
     shares: cpuShares(sampler, arrivals, warmup),
     pickupMs: first - released,
     spanMs: last - first,
     settledMs: settled - released,
-    serviceCpu: cpu / ((settled - released) / 1000),
     arrivals,
   };
-  console.log(
-    `  ${int(drained.perSecond)} deliveries/s after the first ${int(warmup)}; all ${int(total)} settled ` +
-      `${ms(drained.settledMs)} after the release`,
-  );
-  return drained;
 }
 
 /** Polls every 50 ms until no delivery of the webhook is pending; returns when that was seen. */

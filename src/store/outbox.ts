@@ -476,7 +476,7 @@ async function settleDeliveriesSucceeded(
 // An attempt row is kept only for the claim settled: joined on the delivery
 // and the claim's attempt count ($2: an attempt a row, in the same order), as
 // the same delivery may be in the batch twice.
-const SETTLE_DELIVERIES_SQL = `
+export const SETTLE_DELIVERIES_SQL = `
 with settled as (
   update deliveries set status = 'succeeded', updated_at = $4, last_status_code = c.status_code,
     last_error = null, next_attempt_at = null, completed_at = $4

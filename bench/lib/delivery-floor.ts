@@ -1,0 +1,205 @@
+// The floor for bench/webhook-delivery.ts --floor on PostgreSQL, run as its
+// own process (node --import tsx bench/lib/delivery-floor.ts '<json>'), as
+// the service is: the least a delivery of the service's data model costs.
+// It drains the parked backlog with nothing but what every delivery must do:
+// claim due rows (one UPDATE ... FOR UPDATE SKIP LOCKED with their webhook
+// and event, as the service's claim), sign each by both schemes
+// (deliveryHeaders, the worker's own), POST it over one keep-alive undici
+// Agent, `concurrency` in flight, and settle the successes with their
+// attempts kept (the service's own settling statement, one out at a time).
+// No framework, no fairness, no lease bookkeeping, no retries, one prepared
+// statement each. What the service spends beyond this is its own overhead;
+// what this spends beyond the plain loop is the queue's.
+// Prints one line of JSON: FloorResult.
+
+import pg from 'pg';
+import { Agent, request } from 'undici';
+import { deliveryHeaders } from '../../src/actions/deliveries.js';
+import { newId } from '../../src/domain/ids.js';
+import { standardSigningKey } from '../../src/domain/webhooks.js';
+import { SETTLE_DELIVERIES_SQL } from '../../src/store/outbox.js';
+
+export interface FloorInput {
+  databaseUrl: string;
+  secret: string;
+  concurrency: number;
+  /** All the parked deliveries; the first `warmup` are untimed. */
+  total: number;
+  warmup: number;
+}
+
+export interface FloorResult {
+  /** Wall seconds from the warmup-th answer to the last. */
+  seconds: number;
+  /** CPU seconds (user + system) this process used meanwhile. */
+  cpuSeconds: number;
+  deliveries: number;
+}
+
+/** Claims this many rows when fewer than half are waiting to be sent. */
+const CLAIM_ROWS = 256;
+const LEASE_MS = 60_000;
+
+const CLAIM_SQL = `
+with claimed as (
+  update deliveries as q set attempts = q.attempts + 1, next_attempt_at = $2, updated_at = $1
+  from (select d.id from deliveries as d where d.status = 'pending' and d.next_attempt_at <= $1
+    order by d.next_attempt_at limit $3 for update skip locked) as picked
+  where q.id = picked.id
+  returning q.id, q.attempts, q.webhook_id, q.event_id
+)
+select claimed.id, claimed.attempts, claimed.webhook_id, webhooks.url, events.type, events.payload
+from claimed
+join webhooks on webhooks.id = claimed.webhook_id
+join events on events.id = claimed.event_id`;
+
+interface Claimed {
+  id: string;
+  attempts: number;
+  webhook_id: string;
+  url: string;
+  type: string;
+  payload: string;
+}
+
+interface Sent {
+  delivery: Claimed;
+  at: string;
+  durationMs: number;
+  statusCode: number;
+  body: string;
+}
+
+async function main(): Promise<void> {
+  const input = JSON.parse(process.argv[2] ?? '') as FloorInput;
+  const database = new pg.Pool({ connectionString: input.databaseUrl, max: 4 });
+  const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 });
+  const signing = { secret: input.secret, key: standardSigningKey(input.secret) };
+  const waiting: Claimed[] = [];
+  let sent: Sent[] = [];
+  let inFlight = 0;
+  let claiming = false;
+  let settling = false;
+  let settled = 0;
+  let answered = 0;
+  let timedFrom: { at: number; cpu: NodeJS.CpuUsage } | undefined;
+  let timedTo: { at: number; cpu: NodeJS.CpuUsage } | undefined;
+  let finished: () => void = () => {};
+  let failed: (error: unknown) => void = () => {};
+  const done = new Promise<void>((resolve, reject) => {
+    finished = resolve;
+    failed = reject;
+  });
+
+  const claim = () => {
+    if (claiming || waiting.length >= CLAIM_ROWS / 2 || settled + inFlight + waiting.length >= input.total) return;
+    claiming = true;
+    const now = Date.now();
+    database
+      .query<Claimed>({
+        name: 'floor-claim',
+        text: CLAIM_SQL,
+        values: [new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), CLAIM_ROWS],
+      })
+      .then(({ rows }) => {
+        claiming = false;
+        waiting.push(...rows);
+        pump();
+        // Nothing due yet (a backlog not wholly released): look again shortly.
+        if (rows.length === 0) setTimeout(claim, 10);
+      }, failed);
+  };
+
+  const settle = () => {
+    if (settling || sent.length === 0) return;
+    settling = true;
+    const batch = sent;
+    sent = [];
+    const now = new Date().toISOString();
+    const column = <T>(value: (item: Sent) => T) => batch.map(value);
+    database
+      .query({
+        name: 'floor-settle',
+        text: SETTLE_DELIVERIES_SQL,
+        values: [
+          column((item) => item.delivery.id),
+          column((item) => item.delivery.attempts),
+          column((item) => item.statusCode),
+          now,
+          [...new Set(column((item) => item.delivery.webhook_id))],
+          column(() => newId('att')),
+          column((item) => item.delivery.id),
+          column((item) => item.delivery.webhook_id),
+          column((item) => item.at),
+          column((item) => item.durationMs),
+          column((item) => item.statusCode),
+          column((item) => item.body.slice(0, 1024)),
+          column(() => null),
+        ],
+      })
+      .then(({ rowCount }) => {
+        settling = false;
+        settled += rowCount ?? 0;
+        if (settled >= input.total) finished();
+        else settle();
+      }, failed);
+  };
+
+  const send = async (delivery: Claimed) => {
+    const at = new Date();
+    const started = performance.now();
+    const response = await request(delivery.url, {
+      dispatcher: agent,
+      method: 'POST',
+      headers: {
+        ...deliveryHeaders(
+          { ...delivery, secret_sealed: '', previous_secret_sealed: null, previous_secret_expires_at: null },
+          at,
+          () => signing,
+        ),
+        'user-agent': 'pausepoint-webhooks/1',
+      },
+      body: delivery.payload,
+    });
+    const body = await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`the receiver answered ${response.statusCode}`);
+    answered++;
+    if (answered === input.warmup) timedFrom = { at: performance.now(), cpu: process.cpuUsage() };
+    if (answered === input.total) timedTo = { at: performance.now(), cpu: process.cpuUsage() };
+    sent.push({
+      delivery,
+      at: at.toISOString(),
+      durationMs: Math.round(performance.now() - started),
+      statusCode: 200,
+      body,
+    });
+    settle();
+  };
+
+  function pump(): void {
+    while (inFlight < input.concurrency && waiting.length > 0) {
+      const delivery = waiting.shift() as Claimed;
+      inFlight++;
+      send(delivery).then(() => {
+        inFlight--;
+        pump();
+      }, failed);
+    }
+    claim();
+  }
+
+  pump();
+  await done;
+  await Promise.all([agent.close(), database.end()]);
+  if (!timedFrom || !timedTo) throw new Error('the floor did not see its timed span');
+  const cpu = process.cpuUsage(timedFrom.cpu);
+  const spanCpu = timedTo.cpu.user + timedTo.cpu.system - timedFrom.cpu.user - timedFrom.cpu.system;
+  const result: FloorResult = {
+    seconds: (timedTo.at - timedFrom.at) / 1000,
+    cpuSeconds: (spanCpu > 0 ? spanCpu : cpu.user + cpu.system) / 1e6,
+    deliveries: input.total - input.warmup,
+  };
+  console.log(JSON.stringify(result));
+}
+
+await main();
