@@ -76,15 +76,15 @@ export async function claimDue<T extends Claim>(
   input: ClaimInput,
   loader?: ClaimLoader<T>,
 ): Promise<Claim[] | T[]> {
-  // Asked before the claim's transaction: in SQLite a read before the write
-  // would make it a deferred transaction that fails ("database is locked")
-  // when another process writes.
+  // Fewer due rows than a batch: taking them all is fair already, and the
+  // oldest-first scan is cheaper than the fair one. Asked before the claim's
+  // transaction: in SQLite a read before the write would make it a deferred
+  // transaction that fails ("database is locked") when another process writes.
   const [due] = await dueNow[table](store, input);
-  if (due === undefined) return []; // most wake-ups: no write transaction for nothing
-  // Sharing matters only when more than one developer waits and a full batch
-  // is due: with fewer, taking them all is fair already, and the oldest-first
-  // scan is cheaper than the fair one.
-  const backlog = Boolean(due.others) && Number(due.due) === input.limit;
+  const count = Number(due?.due ?? 0);
+  if (count === 0) return []; // most wake-ups: no write transaction for nothing
+  // Sharing matters only when a full batch is due and more than one developer waits.
+  const backlog = count === input.limit && Boolean(due?.others);
   // On PostgreSQL the one UPDATE, with its locking subquery, is atomic on its
   // own: sent without BEGIN and COMMIT it costs one round trip, not three;
   // with a loader the same statement answers what is loaded (one round trip, not two).
@@ -212,23 +212,16 @@ function oldestDue(db: Kysely<Queue>, table: OutboxTable, now: string, limit: nu
 }
 
 /**
- * Whether anything is due, and what a claim needs to choose how: whether a
- * developer other than the owner of the oldest due row has a due row too
- * (`others`) and, only then, how many rows are due up to `limit` (`due`; null
- * when there are no others). No row when nothing is due. In one statement.
- * Each question reads as little as it can: the oldest due row is one probe,
- * `others` two EXISTS over the (developer_id, next_attempt_at) index, one for
- * the owners before and one for those after, reading only other developers'
- * entries (with an OR in one WHERE, SQLite walked every due row instead, the
- * one developer's backlog included: 1.6 ms a claim with 10k due). The count
- * walks up to `limit` due rows, each a visit of the row on PostgreSQL (a
- * drained backlog's index holds the entries of rows claimed since): counted
- * for every claim, it cost PostgreSQL about a tenth of a delivery's time in
- * bench:webhooks, so it is left to the case that needs it. Both engines
- * evaluate the CASE's subquery only when its branch is taken.
+ * How many rows are due, up to `limit` (the oldest-first scan), and, when
+ * that many are, whether a developer other than one of theirs has a due row:
+ * in one statement. The latter is two EXISTS over the (developer_id,
+ * next_attempt_at) index, one for the owners before and one for those after:
+ * they read only other developers' index entries. Written with an OR in one
+ * WHERE, SQLite walked every due row instead, the backlog of the one
+ * developer included (1.6 ms a claim with 10k due).
  */
 function dueNowQuery(db: Kysely<Database>, table: OutboxTable, now: string, limit: number) {
-  type Due = Queue & { first: { developer_id: string }; sides: { others: boolean } };
+  type Due = Queue & { due: { developer_id: string }; first: { due: number; developer_id: string | null } };
   const dueOfOthers = (eb: ExpressionBuilder<Due, 'first'>, side: '<' | '>') =>
     eb.exists(
       eb
@@ -239,24 +232,22 @@ function dueNowQuery(db: Kysely<Database>, table: OutboxTable, now: string, limi
         .where('d.next_attempt_at', '<=', now),
     );
   return (queue(db) as unknown as Kysely<Due>)
-    .with('first', (qc) => oldestDue(qc as unknown as Kysely<Queue>, table, now, 1).select('d.developer_id'))
-    .with('sides', (qc) =>
-      qc.selectFrom('first').select((eb) => eb.or([dueOfOthers(eb, '<'), dueOfOthers(eb, '>')]).as('others')),
+    .with('due', (qc) => oldestDue(qc as unknown as Kysely<Queue>, table, now, limit).select('d.developer_id'))
+    .with('first', (qc) =>
+      qc
+        .selectFrom('due')
+        .select((eb) => [eb.fn.countAll<number>().as('due'), eb.fn.min('due.developer_id').as('developer_id')]),
     )
-    .selectFrom('sides')
+    .selectFrom('first')
     .select((eb) => [
-      'sides.others',
+      'first.due',
       eb
         .case()
-        .when('sides.others', '=', sql<boolean>`true`)
-        .then(
-          eb
-            .selectFrom(oldestDue(queue(db), table, now, limit).as('due'))
-            .select((count) => count.fn.countAll<number>().as('n')),
-        )
-        .else(null)
+        .when('first.due', '=', limit)
+        .then(eb.or([dueOfOthers(eb, '<'), dueOfOthers(eb, '>')]))
+        .else(sql<boolean>`false`)
         .end()
-        .as('due'),
+        .as('others'),
     ]);
 }
 
