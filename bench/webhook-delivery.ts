@@ -50,14 +50,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { Agent, request } from 'undici';
-import { BATCH_SIZE, deliveryHeaders } from '../src/actions/deliveries.js';
-import { standardSigningKey } from '../src/domain/webhooks.js';
+import { BATCH_SIZE } from '../src/actions/deliveries.js';
 import type { DeliveriesTable } from '../src/store/schema.js';
 import type { Store } from '../src/store/store.js';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../test/helpers/https-receiver.js';
 import { summariseProfiles } from './lib/cpu-profile.js';
 import { type CpuSampler, sampleCpu } from './lib/cpu-sampler.js';
 import type { FloorInput, FloorResult } from './lib/delivery-floor.js';
+import { deliveryHeadersFor } from './lib/delivery-headers.js';
 import { checkFlags, numberFlag, onCleanup, parseFlags, runBenchmark, tempDir } from './lib/harness.js';
 import { runLoad } from './lib/load.js';
 import { insertPausesDirectly, openBenchStore } from './lib/pauses.js';
@@ -364,12 +364,7 @@ async function sampleDelivery(setup: Setup): Promise<{ body: string; headers: Re
     .select(['deliveries.id', 'events.type', 'events.payload'])
     .where('deliveries.webhook_id', '=', setup.webhookId)
     .executeTakeFirstOrThrow();
-  const signing = { secret: setup.secret, key: standardSigningKey(setup.secret) };
-  const delivery = { ...row, secret_sealed: '', previous_secret_sealed: null, previous_secret_expires_at: null };
-  return {
-    body: row.payload,
-    headers: { ...deliveryHeaders(delivery, new Date(), () => signing), 'user-agent': 'pausepoint-webhooks/1' },
-  };
+  return { body: row.payload, headers: deliveryHeadersFor(setup.secret)(row, new Date()) };
 }
 
 const sign = (secret: string, body: string | Buffer) =>

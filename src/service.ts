@@ -15,7 +15,8 @@ import { migrateToLatest, openStore, type Store } from './store/store.js';
 import { SlackSocket } from './worker/slack-socket.js';
 import { Worker } from './worker/worker.js';
 
-const USER_AGENT = 'pausepoint-webhooks/1';
+/** What every outbound request of the service says it is. */
+export const USER_AGENT = 'pausepoint-webhooks/1';
 
 // One running pausepoint: the database, the HTTP API and (by ROLE) the
 // background worker. main.ts runs one per process; tests run several.

@@ -16,10 +16,9 @@
 
 import pg from 'pg';
 import { Agent, request } from 'undici';
-import { deliveryHeaders } from '../../src/actions/deliveries.js';
-import { newId } from '../../src/domain/ids.js';
-import { standardSigningKey } from '../../src/domain/webhooks.js';
-import { SETTLE_DELIVERIES_SQL } from '../../src/store/outbox.js';
+import { responseStart } from '../../src/actions/deliveries.js';
+import { SETTLE_DELIVERIES_SQL, settleDeliveriesParameters } from '../../src/store/outbox.js';
+import { deliveryHeadersFor } from './delivery-headers.js';
 
 export interface FloorInput {
   databaseUrl: string;
@@ -31,9 +30,7 @@ export interface FloorInput {
 }
 
 export interface FloorResult {
-  /** Wall seconds from the warmup-th answer to the last. */
-  seconds: number;
-  /** CPU seconds (user + system) this process used meanwhile. */
+  /** CPU seconds (user + system) this process used from the warmup-th answer to the last. */
   cpuSeconds: number;
   deliveries: number;
 }
@@ -64,20 +61,14 @@ interface Claimed {
   payload: string;
 }
 
-interface Sent {
-  delivery: Claimed;
-  at: string;
-  durationMs: number;
-  statusCode: number;
-  body: string;
-}
+type Sent = Parameters<typeof settleDeliveriesParameters>[0][number];
 
 async function main(): Promise<void> {
   const input = JSON.parse(process.argv[2] ?? '') as FloorInput;
   const database = new pg.Pool({ connectionString: input.databaseUrl, max: 4 });
   // As many connections as requests in flight, as the plain loop has.
   const agent = new Agent({ connections: input.concurrency, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 });
-  const signing = { secret: input.secret, key: standardSigningKey(input.secret) };
+  const headersOf = deliveryHeadersFor(input.secret);
   const waiting: Claimed[] = [];
   let sent: Sent[] = [];
   let inFlight = 0;
@@ -86,8 +77,9 @@ async function main(): Promise<void> {
   let settling = false;
   let settled = 0;
   let answered = 0;
-  let timedFrom: { at: number; cpu: NodeJS.CpuUsage } | undefined;
-  let timedTo: { at: number; cpu: NodeJS.CpuUsage } | undefined;
+  /** This process's CPU at the warmup-th answer and at the last. */
+  let timedFrom: NodeJS.CpuUsage | undefined;
+  let timedTo: NodeJS.CpuUsage | undefined;
   let finished: () => void = () => {};
   let failed: (error: unknown) => void = () => {};
   const done = new Promise<void>((resolve, reject) => {
@@ -122,27 +114,11 @@ async function main(): Promise<void> {
     settling = true;
     const batch = sent;
     sent = [];
-    const now = new Date().toISOString();
-    const column = <T>(value: (item: Sent) => T) => batch.map(value);
     database
       .query({
         name: 'floor-settle',
         text: SETTLE_DELIVERIES_SQL,
-        values: [
-          column((item) => item.delivery.id),
-          column((item) => item.delivery.attempts),
-          column((item) => item.statusCode),
-          now,
-          [...new Set(column((item) => item.delivery.webhook_id))],
-          column(() => newId('att')),
-          column((item) => item.delivery.id),
-          column((item) => item.delivery.webhook_id),
-          column((item) => item.at),
-          column((item) => item.durationMs),
-          column((item) => item.statusCode),
-          column((item) => item.body.slice(0, 1024)),
-          column(() => null),
-        ],
+        values: settleDeliveriesParameters(batch, new Date().toISOString()),
       })
       .then(({ rowCount }) => {
         settling = false;
@@ -158,27 +134,26 @@ async function main(): Promise<void> {
     const response = await request(delivery.url, {
       dispatcher: agent,
       method: 'POST',
-      headers: {
-        ...deliveryHeaders(
-          { ...delivery, secret_sealed: '', previous_secret_sealed: null, previous_secret_expires_at: null },
-          at,
-          () => signing,
-        ),
-        'user-agent': 'pausepoint-webhooks/1',
-      },
+      headers: headersOf(delivery, at),
       body: delivery.payload,
     });
     const body = await response.body.text();
     if (response.statusCode !== 200) throw new Error(`the receiver answered ${response.statusCode}`);
     answered++;
-    if (answered === input.warmup) timedFrom = { at: performance.now(), cpu: process.cpuUsage() };
-    if (answered === input.total) timedTo = { at: performance.now(), cpu: process.cpuUsage() };
+    if (answered === input.warmup) timedFrom = process.cpuUsage();
+    if (answered === input.total) timedTo = process.cpuUsage();
     sent.push({
-      delivery,
-      at: at.toISOString(),
-      durationMs: Math.round(performance.now() - started),
+      claim: delivery,
       statusCode: 200,
-      body,
+      attempt: {
+        delivery_id: delivery.id,
+        webhook_id: delivery.webhook_id,
+        at: at.toISOString(),
+        duration_ms: Math.round(performance.now() - started),
+        status_code: 200,
+        response_body: responseStart(body),
+        error: null,
+      },
     });
     settle();
   };
@@ -199,11 +174,8 @@ async function main(): Promise<void> {
   await done;
   await Promise.all([agent.close(), database.end()]);
   if (!timedFrom || !timedTo) throw new Error('the floor did not see its timed span');
-  const cpu = process.cpuUsage(timedFrom.cpu);
-  const spanCpu = timedTo.cpu.user + timedTo.cpu.system - timedFrom.cpu.user - timedFrom.cpu.system;
   const result: FloorResult = {
-    seconds: (timedTo.at - timedFrom.at) / 1000,
-    cpuSeconds: (spanCpu > 0 ? spanCpu : cpu.user + cpu.system) / 1e6,
+    cpuSeconds: (timedTo.user + timedTo.system - timedFrom.user - timedFrom.system) / 1e6,
     deliveries: input.total - input.warmup,
   };
   console.log(JSON.stringify(result));

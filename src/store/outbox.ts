@@ -441,15 +441,27 @@ async function settleDeliveriesSucceeded(
   rows: Array<{ claim: Claim; statusCode: number | null; attempt?: NewDeliveryAttempt | undefined }>,
   now: string,
 ): Promise<Map<string, number>> {
+  const parameters = settleDeliveriesParameters(rows, now);
+  const { rows: settled } = await store.db.executeQuery<{ id: string; attempts: number | string }>(
+    CompiledQuery.raw(SETTLE_DELIVERIES_SQL, parameters),
+  );
+  return new Map(settled.map((row) => [row.id, Number(row.attempts)]));
+}
+
+/** SETTLE_DELIVERIES_SQL's 13 values for these successes (one array a column); every row has its attempt. */
+export function settleDeliveriesParameters(
+  rows: Array<{ claim: Claim; statusCode: number | null; attempt?: NewDeliveryAttempt | undefined }>,
+  now: string,
+): unknown[] {
   const attempts = rows.map((row) => row.attempt as NewDeliveryAttempt);
   const column = <K extends keyof NewDeliveryAttempt>(key: K) => attempts.map((attempt) => attempt[key]);
-  const parameters = [
+  return [
     rows.map((row) => row.claim.id),
     rows.map((row) => row.claim.attempts),
     rows.map((row) => row.statusCode),
     now,
     [...new Set(column('webhook_id'))],
-    attempts.map(() => newId('att')),
+    rows.map(() => newId('att')),
     column('delivery_id'),
     column('webhook_id'),
     column('at'),
@@ -458,10 +470,6 @@ async function settleDeliveriesSucceeded(
     column('response_body'),
     column('error'),
   ];
-  const { rows: settled } = await store.db.executeQuery<{ id: string; attempts: number | string }>(
-    CompiledQuery.raw(SETTLE_DELIVERIES_SQL, parameters),
-  );
-  return new Map(settled.map((row) => [row.id, Number(row.attempts)]));
 }
 
 // An attempt row is kept only for the claim settled: joined on the delivery
